@@ -1,0 +1,121 @@
+"""Correctness of the modelling layer: J, the convex hull, exact, alternating (DESIGN §1, §4)."""
+
+import numpy as np
+import pytest
+
+import weakcvx as wc
+from weakcvx.mkl import master_cvxpy
+from weakcvx.svm import box_qp_cvxpy
+
+from conftest import J_RTOL, MASTER_RTOL, leq, random_clustering_problem, random_ssl_problem
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_J_equals_independent_cvxpy_solve(seed, kernel):
+    problem = random_ssl_problem(seed, n=12, kernel=kernel)
+    rng = np.random.default_rng(seed)
+    y = problem.labelset.enumerate()[rng.integers(problem.labelset.cardinality())]
+    value, alpha = problem.J(y, tol=1e-9)
+    ref, _ = box_qp_cvxpy(problem.label_kernel(y), problem.costs, solver="CLARABEL")
+    assert value == pytest.approx(ref, rel=J_RTOL)
+
+
+def _hull_value_cvxpy(problem):
+    """The convex-hull relaxation over all of B: the master SOCP with every labeling."""
+    B = problem.labelset.enumerate()
+    rows, signs = problem.stack(list(B))
+    return master_cvxpy(problem.factor, rows, signs, problem.costs, solver="CLARABEL").value
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("make", [random_ssl_problem, random_clustering_problem])
+def test_label_generation_brackets_hull(seed, make):
+    problem = make(seed, n=9)
+    hull = _hull_value_cvxpy(problem)
+    exact_oracle = wc.solve(problem, method="label_generation", oracle="exact", epsilon=1e-6,
+                            tol=1e-9, master_tol=1e-8, n_init=1)
+    assert exact_oracle.certified
+    # certified lower bound: below the hull value, and equal to it at convergence
+    assert leq(exact_oracle.value, hull, MASTER_RTOL)
+    assert exact_oracle.value == pytest.approx(hull, rel=1e-3)
+    sorting = wc.solve(problem, method="label_generation", n_init=1, master_tol=1e-8)
+    assert not sorting.certified
+    # the master value over a subset C of B is never below the hull value
+    assert leq(hull, sorting.value, MASTER_RTOL)
+    for res in (exact_oracle, sorting):
+        assert problem.labelset.contains(res.labels)
+        J, _ = problem.J(res.labels, tol=1e-9)
+        assert res.upper_bound == pytest.approx(J, rel=J_RTOL)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("make", [random_ssl_problem, random_clustering_problem])
+def test_ladder_inequalities(seed, make):
+    problem = make(seed, n=10)
+    hull = wc.solve(problem, method="label_generation", oracle="exact", n_init=1)
+    exact = wc.solve(problem, method="exact")
+    alt = wc.solve(problem, method="alternating", n_init=1)
+    lg = wc.solve(problem, method="label_generation", n_init=1)
+    assert exact.certified
+    # brute force over B with an independent QP solver
+    B = problem.labelset.enumerate()
+    brute = min(box_qp_cvxpy(problem.label_kernel(b), problem.costs, solver="CLARABEL")[0]
+                for b in B)
+    assert exact.value == pytest.approx(brute, rel=J_RTOL)
+    assert leq(hull.value, exact.value)
+    for res in (hull, alt, lg):
+        assert leq(exact.value, res.upper_bound)
+    assert alt.value == alt.upper_bound
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_alternating_never_increases_J(seed):
+    problem = random_ssl_problem(seed, n=30, n_labeled=4)
+    res = wc.solve(problem, method="alternating")
+    values = [h["value"] for h in res.history]
+    assert all(b <= a + 1e-9 for a, b in zip(values, values[1:]))
+    assert problem.labelset.contains(res.labels)
+
+
+def test_exact_refuses_large_label_sets():
+    problem = random_ssl_problem(0, n=60)
+    with pytest.raises(ValueError, match="labelings|elements|count"):
+        wc.solve(problem, method="exact", algorithm="enumerate")
+
+
+def test_solve_rejects_unknown_method_and_non_problem():
+    problem = random_ssl_problem(0)
+    with pytest.raises(ValueError, match="method"):
+        wc.solve(problem, method="magic")
+    with pytest.raises(TypeError, match="problem"):
+        wc.solve("not a problem")
+
+
+def test_problem_rejects_bad_input():
+    labelset = wc.labelsets.SemiSupervised(np.array([1, 0, 0, -1]))
+    with pytest.raises(ValueError, match="symmetric"):
+        wc.WeakLabelProblem(np.array([[1, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.]]),
+                            labelset)
+    with pytest.raises(ValueError, match="square"):
+        wc.WeakLabelProblem(np.ones((4, 3)), labelset)
+    with pytest.raises(ValueError, match="finite"):
+        wc.WeakLabelProblem(features=np.array([[np.nan], [1.0], [2.0], [3.0]]), labelset=labelset)
+    with pytest.raises(ValueError, match="Exactly one"):
+        wc.WeakLabelProblem(labelset=labelset)
+    with pytest.raises(ValueError, match="rows"):
+        wc.WeakLabelProblem(features=np.ones((5, 2)), labelset=labelset)
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        wc.WeakLabelProblem(np.diag([1.0, 1.0, 1.0, -1.0]), labelset)
+
+
+def test_linear_features_sparse_equals_dense():
+    import scipy.sparse as sp
+
+    problem = random_ssl_problem(3, n=40, n_labeled=4, kernel="linear")
+    X = problem.factor
+    sparse = wc.WeakLabelProblem(features=sp.csr_matrix(X), labelset=problem.labelset,
+                                 costs=(1.0, 0.5))
+    a = wc.solve(problem, method="label_generation", master_tol=1e-7)
+    b = wc.solve(sparse, method="label_generation", master_tol=1e-7)
+    assert a.value == pytest.approx(b.value, rel=1e-3)

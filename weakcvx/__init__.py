@@ -1,0 +1,32 @@
+"""weakcvx: learning from weakly labeled data with large-margin models and their convex
+relaxations.
+
+Every weak-label setting is one mixed-integer problem ``min_{y ∈ B} J(y)`` (DESIGN.md §1); the
+modelling layer (:class:`WeakLabelProblem`, :mod:`weakcvx.labelsets`, :func:`solve`,
+:func:`compare`) bounds it from below (SDP, convex hull by label generation) and above (any
+feasible labeling), and the scikit-learn estimators wrap it.
+"""
+
+import logging
+
+from . import datasets, kernels, labelsets
+from .api import solve
+from .estimators import S3VM, MaxMarginClustering
+from .problem import WeakLabelProblem
+from .result import SolveResult, SolverError
+
+__version__ = "0.1.0"
+
+logging.getLogger("weakcvx").addHandler(logging.NullHandler())
+
+__all__ = [
+    "WeakLabelProblem",
+    "solve",
+    "SolveResult",
+    "SolverError",
+    "S3VM",
+    "MaxMarginClustering",
+    "datasets",
+    "kernels",
+    "labelsets",
+]

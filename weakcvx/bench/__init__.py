@@ -1,0 +1,25 @@
+"""Benchmarks: ``weakcvx bench NAME`` prints figures (seconds, ratios against a baseline run in
+the same process, memory). Timing lives here, never in tests."""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["BENCHMARKS", "run_benchmark"]
+
+#: name -> (module:function, one-line description)
+BENCHMARKS = {
+    "mkl": ("weakcvx.bench.core:bench_mkl",
+            "MKLGL master vs the CVXPY SOCP reference at n = 300, 1000"),
+    "linear": ("weakcvx.bench.core:bench_linear",
+               "S3VM linear kernel on 100k x 20k sparse rows vs one LinearSVC fit"),
+    "ssl-uci": ("weakcvx.bench.core:bench_ssl_uci",
+                "WellSVM Table 3 protocol (10% labeled) on shipped UCI sets"),
+}
+
+
+def run_benchmark(name, quick=False):
+    """Import and run one benchmark; it prints its own table and returns its records."""
+    target, _ = BENCHMARKS[name]
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)(quick=quick)

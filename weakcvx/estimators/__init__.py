@@ -1,0 +1,7 @@
+"""scikit-learn estimators: thin wrappers that validate input, build a WeakLabelProblem and call
+:func:`weakcvx.solve`."""
+
+from .clustering import MaxMarginClustering
+from .s3vm import S3VM
+
+__all__ = ["S3VM", "MaxMarginClustering"]

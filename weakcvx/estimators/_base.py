@@ -1,0 +1,96 @@
+"""Shared parts of the kernel estimators: parameter constraints, the kernel/feature problem and
+the decision function ``f(x) = Σ_i β_i k(x_i, x)``."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import kernels
+
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions({"linear", "rbf", "poly", "precomputed"})],
+    "gamma": [StrOptions({"mean_distance", "scale"}), Interval(Real, 0, None, closed="neither")],
+    "degree": [Interval(Integral, 1, None, closed="left")],
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "intercept_scaling": [Interval(Real, 0, None, closed="left")],
+}
+
+
+class KernelModelMixin:
+    """Kernel handling for estimators whose model is ``f(x) = Σ_i β_i k(x_i, x)``.
+
+    An offset is modelled, as in LIBLINEAR, by a constant feature of value ``intercept_scaling``
+    (``k ← k + intercept_scaling²``): the SVM without offset of DESIGN §1 stays exact, and the
+    offset is regularised like the other weights.
+    """
+
+    def _validate_X(self, X, reset=True):
+        accept_sparse = "csr" if self.kernel == "linear" else False
+        return validate_data(self, X, reset=reset, accept_sparse=accept_sparse,
+                             dtype=np.float64, ensure_min_samples=2 if reset else 1)
+
+    def _problem_inputs(self, X):
+        """Return kwargs for :class:`WeakLabelProblem` (``kernel=`` or ``features=``) and keep
+        what prediction needs."""
+        s = float(self.intercept_scaling)
+        if self.kernel == "linear":
+            self._gamma = None
+            if s > 0:
+                col = np.full((X.shape[0], 1), s)
+                F = sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) \
+                    else np.hstack([X, col])
+            else:
+                F = X
+            return {"features": F}
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"`X` must be a square kernel matrix when kernel='precomputed'. "
+                                 f"Got shape {X.shape}.")
+            K = kernels.check_kernel_matrix(X, name="X")
+            self._gamma = None
+        else:
+            self._kernel_fn, self._gamma = kernels.kernel_function(
+                self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
+            K = self._kernel_fn(X)
+        return {"kernel": K + s * s}
+
+    def _store_model(self, X, problem, result):
+        beta = problem.dual_coef(result.alpha, result.working_set, result.mu)
+        self.dual_coef_ = beta
+        s = float(self.intercept_scaling)
+        if self.kernel == "linear":
+            self.coef_ = np.asarray(X.T @ beta).ravel()
+            self.intercept_ = s * s * beta.sum()
+        else:
+            self.X_fit_ = X if self.kernel != "precomputed" else None
+            self.intercept_ = s * s * beta.sum()
+
+    def decision_function(self, X):
+        """Signed distance-like score ``f(x) = Σ_i β_i k(x_i, x)`` (+ offset); positive means
+        ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train) kernel values
+            for ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = self._validate_X(X, reset=False)
+        if self.kernel == "linear":
+            return np.asarray(X @ self.coef_).ravel() + self.intercept_
+        if self.kernel == "precomputed":
+            if X.shape[1] != self.dual_coef_.shape[0]:
+                raise ValueError(f"`X` must have one column per training point "
+                                 f"({self.dual_coef_.shape[0]}) for kernel='precomputed'. "
+                                 f"Got {X.shape[1]}.")
+            return X @ self.dual_coef_ + self.intercept_
+        return self._kernel_fn(X, self.X_fit_) @ self.dual_coef_ + self.intercept_

@@ -1,0 +1,140 @@
+"""Maximum margin clustering: the weak-label MIP with no labels at all."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ..api import solve
+from ..labelsets import Clustering
+from ..problem import WeakLabelProblem
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+
+
+class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
+    r"""Maximum margin clustering (Xu et al. 2005; WellSVM §4.3).
+
+    Finds the balanced two-way split of the data with the largest SVM margin:
+
+    .. math::
+
+        \min_{y \in \{\pm1\}^n,\ |1^\top y| \le \beta} \min_w
+            \tfrac12\|w\|^2 + C \sum_i \max(0, 1 - y_i f(x_i)),
+        \qquad \beta = \text{balance} \cdot n.
+
+    The class balance constraint excludes the trivial one-cluster solution. Labels ``y`` and
+    ``−y`` describe the same clustering. The problem has no labeled point, so it is non-convex in
+    practice even through the relaxation: ``n_init`` starts (leading principal directions, then
+    random balanced labelings) are run and the one whose labels have the lowest SVM objective is
+    kept.
+
+    Parameters
+    ----------
+    relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
+    balance : float in [0, 1], default=0.03
+        Allowed imbalance ``|n₊ − n₋| ≤ balance · n`` (for odd n a difference of one is always
+        allowed, since a perfect split does not exist).
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+    C : float, default=1.0
+    gamma : "mean_distance", "scale" or float, default="mean_distance"
+    degree, coef0 : polynomial kernel parameters.
+    intercept_scaling : float, default=0.0
+        Constant feature modelling an offset; 0 (no offset) as in Xu et al. and WellSVM.
+    n_init : int, default=10
+    tol : float, default=1e-3
+    max_iter : int, default=50
+    random_state : int, RandomState or None
+    verbose : int
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,) in {0, 1}
+    objective_ : float
+        SVM objective of the clustering.
+    n_iter_ : int
+    history_ : list of dict
+    result_ : SolveResult
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true = wc.datasets.make_clustering_blobs(40, random_state=0)
+    >>> mmc = wc.MaxMarginClustering(random_state=0).fit(X)
+    >>> sorted(set(mmc.labels_.tolist()))
+    [0, 1]
+    """
+
+    _parameter_constraints = {
+        "relaxation": [StrOptions({"label_generation", "alternating", "exact", "sdp"})],
+        "balance": [Interval(Real, 0, 1, closed="both")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        **KERNEL_CONSTRAINTS,
+    }
+
+    def __init__(self, relaxation="label_generation", balance=0.03, kernel="rbf", C=1.0,
+                 gamma="mean_distance", degree=3, coef0=1.0, intercept_scaling=0.0, n_init=10,
+                 tol=1e-3, max_iter=50, random_state=None, verbose=0):
+        self.relaxation = relaxation
+        self.balance = balance
+        self.kernel = kernel
+        self.C = C
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.intercept_scaling = intercept_scaling
+        self.n_init = n_init
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel == "linear"
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster ``X`` into two groups.
+
+        Parameters
+        ----------
+        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X)
+        n = X.shape[0]
+        beta = max(self.balance * n, float(n % 2))
+        problem = WeakLabelProblem(labelset=Clustering(n, beta), costs=self.C,
+                                   **self._problem_inputs(X))
+        options = {}
+        if self.relaxation in ("label_generation", "alternating"):
+            options.update(max_iter=self.max_iter, tol=self.tol, n_init=self.n_init)
+        seed = np.random.RandomState(self.random_state).randint(2**31 - 1) \
+            if not isinstance(self.random_state, Integral) else self.random_state
+        result = solve(problem, method=self.relaxation, random_state=seed, verbose=self.verbose,
+                       **options)
+        self.result_ = result
+        self._store_model(X, problem, result)
+        self.labels_ = (np.asarray(result.labels) > 0).astype(int)
+        self.objective_ = float(result.upper_bound)
+        self.n_iter_ = int(result.n_iter)
+        self.history_ = list(result.history)
+        return self
+
+    def predict(self, X):
+        """Cluster index in {0, 1} of new points (the side of the max-margin separator)."""
+        return (self.decision_function(X) > 0).astype(int)

@@ -1,0 +1,208 @@
+"""Semi-supervised SVM (S3VM): WellSVM's label generation, SDP, exact and alternating."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+
+from ..api import solve
+from ..labelsets import SemiSupervised
+from ..problem import WeakLabelProblem
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+
+
+def check_semi_supervised_target(y, n_samples):
+    """Validate scikit-learn's semi-supervised targets: ``-1`` marks unlabeled points, the other
+    values form exactly two classes. Returns ``(classes, y_known)`` with ``y_known`` in
+    {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
+                         f"Got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("`y` must not contain NaN or inf.")
+    if y.dtype.kind not in "iuf":
+        raise ValueError("`y` must be numeric with -1 marking unlabeled points (scikit-learn's "
+                         f"semi-supervised convention). Got dtype {y.dtype}.")
+    labeled = y != -1
+    classes = np.unique(y[labeled])
+    if classes.size != 2:
+        raise ValueError("`y` must contain exactly two classes among labeled points (entries "
+                         f"other than -1). Got classes {classes.tolist()}.")
+    y_known = np.zeros(n_samples)
+    y_known[y == classes[1]] = 1.0
+    y_known[y == classes[0]] = -1.0
+    return classes, y_known
+
+
+class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
+    r"""Semi-supervised SVM with a choice of relaxation.
+
+    Solves the MIP of DESIGN.md §1 for the semi-supervised label set
+    (:class:`weakcvx.labelsets.SemiSupervised`: labeled points keep their labels, the unlabeled
+    points carry a fixed number of positives)
+
+    .. math::
+
+        \min_{y \in B} \min_w \tfrac12\|w\|^2 + C \sum_{i \in L} \ell(y_i f(x_i))
+            + C_u \sum_{i \in U} \ell(y_i f(x_i)), \qquad \ell(t) = \max(0, 1 - t),
+
+    by ``relaxation``:
+
+    - ``"label_generation"`` (default): WellSVM (Li et al. 2013), the convex-hull relaxation solved
+      by cutting planes over labelings and multiple kernel learning; predicts with
+      ``f(x) = Σ_t μ_t Σ_i α_i y_ti k(x_i, x)``.
+    - ``"alternating"``: SVM fit / exact relabeling to a local optimum.
+    - ``"exact"``: the global optimum (enumeration or branch and bound; small problems).
+    - ``"sdp"``: the SDP relaxation (De Bie & Cristianini 2006), rounded.
+
+    Parameters
+    ----------
+    relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+    C : float, default=1.0
+        Cost of labeled points (the WellSVM paper fixes C₁ = 1 on standardized features).
+    C_unlabeled : float or None, default=None
+        Cost of unlabeled points; ``None`` means ``0.1 * C`` (the middle of the paper's grid
+        {0.001, …, 1}).
+    gamma : "mean_distance", "scale" or float, default="mean_distance"
+        RBF width: ``1 / mean squared pairwise distance`` by default.
+    degree, coef0 : polynomial kernel parameters.
+    positive_fraction : float in (0, 1) or None, default=None
+        Fraction of positives among unlabeled points; ``None`` uses the labeled class ratio.
+    intercept_scaling : float, default=1.0
+        Value of the constant feature that models the offset (0 for no offset).
+    tol : float, default=1e-3
+        Relative tolerance of the cutting-plane loop (WellSVM uses 1e-3).
+    max_iter : int, default=50
+    oracle : {"sorting", "exact"}, default="sorting"
+        Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
+    random_state : int, RandomState or None
+    verbose : int
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    transduction_ : ndarray (n_samples,)
+        Class label of every training point (labeled points keep theirs).
+    objective_ : float
+        ``J(transduction)``, the SVM objective of the returned labeling.
+    lower_bound_ : float
+        A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
+        ``oracle="exact"``), else NaN.
+    n_iter_ : int
+    history_ : list of dict
+    result_ : SolveResult
+    dual_coef_ : ndarray (n_samples,)
+
+    See Also
+    --------
+    weakcvx.MaxMarginClustering : the same relaxations with no labels at all.
+    weakcvx.BranchAndBoundS3VM : exact S3VM of Chapelle et al. (2006).
+
+    References
+    ----------
+    Li, Tsang, Kwok, Zhou. Convex and scalable weakly labeled SVMs. JMLR 14, 2013.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(60, n_labeled=2, random_state=0)
+    >>> y = y_known.copy(); y[y_known == 0] = -1; y[y_known == -1] = 0   # -1 = unlabeled
+    >>> clf = wc.S3VM(C=10, gamma=2.0).fit(X, y)
+    >>> clf.transduction_.shape
+    (60,)
+    """
+
+    _parameter_constraints = {
+        "relaxation": [StrOptions({"label_generation", "alternating", "exact", "sdp"})],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "C_unlabeled": [Interval(Real, 0, None, closed="neither"), None],
+        "positive_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "oracle": [StrOptions({"sorting", "exact"})],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        **KERNEL_CONSTRAINTS,
+    }
+
+    def __init__(self, relaxation="label_generation", kernel="rbf", C=1.0, C_unlabeled=None,
+                 gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
+                 intercept_scaling=1.0, tol=1e-3, max_iter=50, oracle="sorting",
+                 random_state=None, verbose=0):
+        self.relaxation = relaxation
+        self.kernel = kernel
+        self.C = C
+        self.C_unlabeled = C_unlabeled
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.positive_fraction = positive_fraction
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.max_iter = max_iter
+        self.oracle = oracle
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = self.kernel == "linear"
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit on labeled and unlabeled points.
+
+        Parameters
+        ----------
+        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class of each point, ``-1`` for unlabeled points (scikit-learn's convention);
+            exactly two classes among the others.
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_X(X)
+        self.classes_, y_known = check_semi_supervised_target(y, X.shape[0])
+        u = int(np.sum(y_known == 0))
+        n_positive = None
+        if self.positive_fraction is not None:
+            n_positive = int(round(self.positive_fraction * u))
+        labelset = SemiSupervised(y_known, n_positive=n_positive)
+        C_u = 0.1 * self.C if self.C_unlabeled is None else self.C_unlabeled
+        problem = WeakLabelProblem(labelset=labelset, costs=(self.C, C_u),
+                                   **self._problem_inputs(X))
+        options = {}
+        if self.relaxation in ("label_generation", "alternating"):
+            options["max_iter"] = self.max_iter
+            options["tol"] = self.tol
+        if self.relaxation == "label_generation":
+            options["oracle"] = self.oracle
+        seed = np.random.RandomState(self.random_state).randint(2**31 - 1) \
+            if not isinstance(self.random_state, Integral) else self.random_state
+        result = solve(problem, method=self.relaxation, random_state=seed,
+                       verbose=self.verbose, **options)
+        self.result_ = result
+        self._store_model(X, problem, result)
+        labels = np.asarray(result.labels)
+        self.transduction_ = np.where(labels > 0, self.classes_[1], self.classes_[0])
+        self.objective_ = float(result.upper_bound)
+        self.lower_bound_ = float(result.value) if result.certified else float("nan")
+        self.n_iter_ = int(result.n_iter)
+        self.history_ = list(result.history)
+        return self
+
+    def predict(self, X):
+        """Class labels (``classes_[1]`` where ``decision_function > 0``)."""
+        scores = self.decision_function(X)
+        return np.where(scores > 0, self.classes_[1], self.classes_[0])

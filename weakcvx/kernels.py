@@ -1,0 +1,266 @@
+"""Kernels and low-rank kernel factors.
+
+Every solver in weakcvx works with a factor ``R`` of the kernel, ``K ≈ R Rᵀ``, so that the label
+kernel of a labeling ``y`` is ``Q_y = diag(y) R Rᵀ diag(y)`` and is never stored as an n×n matrix
+per label vector (DESIGN.md §1). For the linear kernel the factor is the feature matrix itself
+(sparse kept sparse).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+__all__ = [
+    "KERNELS",
+    "linear",
+    "rbf",
+    "polynomial",
+    "resolve_gamma",
+    "kernel_function",
+    "factor",
+    "pivoted_cholesky",
+    "nystrom",
+]
+
+KERNELS = ("linear", "rbf", "poly", "precomputed")
+
+#: Above this many points, :func:`factor` uses pivoted Cholesky instead of an eigendecomposition.
+EXACT_FACTOR_LIMIT = 3000
+
+
+def _sq_dists(X, Y):
+    X = X.toarray() if sp.issparse(X) else X
+    Y = Y.toarray() if sp.issparse(Y) else Y
+    XX = np.einsum("ij,ij->i", X, X)[:, None]
+    YY = np.einsum("ij,ij->i", Y, Y)[None, :]
+    D = XX + YY - 2.0 * (X @ Y.T)
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
+    """Resolve an RBF width ``gamma`` from the data.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    gamma : {"mean_distance", "scale"} or float
+        ``"mean_distance"``: ``1 / mean_{i≠j} ‖x_i − x_j‖²`` (the WellSVM papers' choice);
+        ``"scale"``: scikit-learn's ``1 / (n_features · Var(X))`` (= 2 / mean squared distance);
+        a positive number is returned unchanged.
+    max_samples : int
+        Above this many rows the mean distance is estimated on a random subsample.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0]])
+    >>> resolve_gamma(X)   # mean squared distance over pairs i != j is 1
+    1.0
+    """
+    if isinstance(gamma, numbers.Real) and not isinstance(gamma, bool):
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"`gamma` must be a positive finite number. Got {gamma!r} instead.")
+        return float(gamma)
+    if gamma not in ("mean_distance", "scale"):
+        raise ValueError(
+            f"`gamma` must be 'mean_distance', 'scale' or a positive number. Got {gamma!r} instead."
+        )
+    n = X.shape[0]
+    if n > max_samples:
+        idx = np.random.default_rng(random_state).choice(n, max_samples, replace=False)
+        X = X[idx]
+        n = max_samples
+    if gamma == "scale":
+        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
+        var = Xd.var()
+        return 1.0 / (Xd.shape[1] * var) if var > 0 else 1.0
+    if n < 2:
+        return 1.0
+    D = _sq_dists(X, X)
+    mean = D.sum() / (n * (n - 1))
+    return 1.0 / mean if mean > 0 else 1.0
+
+
+def linear(X, Y=None):
+    """Linear kernel ``k(x, z) = xᵀz``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> linear(np.eye(2))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    Y = X if Y is None else Y
+    K = X @ Y.T
+    return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
+
+
+def rbf(X, Y=None, gamma="mean_distance"):
+    """Gaussian kernel ``k(x, z) = exp(−γ‖x − z‖²)``; ``gamma`` as in :func:`resolve_gamma`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = rbf(np.array([[0.0], [1.0]]), gamma=1.0)
+    >>> round(float(K[0, 1]), 4)
+    0.3679
+    """
+    g = resolve_gamma(X, gamma)
+    Y = X if Y is None else Y
+    return np.exp(-g * _sq_dists(X, Y))
+
+
+def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
+    """Polynomial kernel ``k(x, z) = (γ xᵀz + coef0)^degree``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> polynomial(np.array([[1.0]]), degree=2)
+    array([[4.]])
+    """
+    Y = X if Y is None else Y
+    return (gamma * linear(X, Y) + coef0) ** degree
+
+
+def kernel_function(kernel="rbf", gamma="mean_distance", degree=3, coef0=1.0, X_fit=None):
+    """Return ``k(X, Y)`` for a kernel name, with ``gamma`` resolved once on ``X_fit``.
+
+    Returns
+    -------
+    callable ``(X, Y=None) -> ndarray`` and the resolved gamma (None for linear).
+    """
+    if kernel == "linear":
+        return (lambda X, Y=None: linear(X, Y)), None
+    if kernel == "rbf":
+        g = resolve_gamma(X_fit, gamma) if X_fit is not None else resolve_gamma(None, gamma)
+        return (lambda X, Y=None: rbf(X, Y, gamma=g)), g
+    if kernel == "poly":
+        g = 1.0 if gamma in ("mean_distance", "scale") else float(gamma)
+        return (lambda X, Y=None: polynomial(X, Y, degree=degree, gamma=g, coef0=coef0)), g
+    raise ValueError(f"`kernel` must be one of {KERNELS[:3]}. Got {kernel!r} instead.")
+
+
+def pivoted_cholesky(K_diag, K_column, rank, tol=1e-10):
+    """Pivoted (partial) Cholesky factor ``R`` (n, r) with ``K ≈ R Rᵀ``.
+
+    Greedy: at each step pivot on the largest remaining diagonal of ``K − R Rᵀ``; stops at
+    ``rank`` columns or when the trace of the residual falls below ``tol · trace(K)``. Needs only
+    the diagonal and one kernel column per step: O(n r²) time, O(n r) memory.
+
+    Parameters
+    ----------
+    K_diag : ndarray (n,)
+    K_column : callable ``j -> K[:, j]``
+    rank : int
+    tol : float
+
+    Returns
+    -------
+    ndarray (n, r)
+    """
+    d = np.array(K_diag, dtype=float)
+    n = d.shape[0]
+    rank = min(int(rank), n)
+    R = np.zeros((n, rank))
+    total = d.sum()
+    k = 0
+    for k in range(rank):
+        j = int(np.argmax(d))
+        if d[j] <= tol * max(total, 1e-300) / max(n, 1) or d.sum() <= tol * total:
+            break
+        col = np.asarray(K_column(j), dtype=float) - R[:, :k] @ R[j, :k]
+        R[:, k] = col / np.sqrt(d[j])
+        d -= R[:, k] ** 2
+        d[j] = 0.0
+        np.maximum(d, 0.0, out=d)
+    else:
+        k = rank
+    return np.ascontiguousarray(R[:, :k])
+
+
+def nystrom(X, kernel_fn, rank, random_state=0):
+    """Nyström factor with ``rank`` uniformly sampled landmarks: ``R = K_nm K_mm^{-1/2}``."""
+    n = X.shape[0]
+    rank = min(int(rank), n)
+    idx = np.random.default_rng(random_state).choice(n, rank, replace=False)
+    K_nm = kernel_fn(X, X[idx])
+    K_mm = K_nm[idx]
+    vals, vecs = scipy.linalg.eigh(K_mm)
+    keep = vals > 1e-10 * vals.max()
+    return np.ascontiguousarray(K_nm @ (vecs[:, keep] / np.sqrt(vals[keep])))
+
+
+def factor(K, rank=None, tol=1e-10):
+    """Factor a PSD kernel matrix: ``K ≈ R Rᵀ``.
+
+    Exact eigen-factor ``R = V diag(√λ)`` (eigenvalues below ``tol · λ_max`` dropped) for
+    ``n ≤ EXACT_FACTOR_LIMIT`` and ``rank=None``; pivoted Cholesky with ``rank`` columns
+    otherwise.
+
+    Parameters
+    ----------
+    K : ndarray (n, n), symmetric positive semi-definite
+    rank : int or None
+    tol : float
+
+    Returns
+    -------
+    R : ndarray (n, r), C-contiguous
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not symmetric, not finite, or clearly indefinite (an eigenvalue
+        below ``−1e-6 · λ_max``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> R = factor(K)
+    >>> np.allclose(R @ R.T, K)
+    True
+    """
+    K = check_kernel_matrix(K)
+    n = K.shape[0]
+    if rank is None and n <= EXACT_FACTOR_LIMIT:
+        vals, vecs = scipy.linalg.eigh(K)
+        lmax = max(vals.max(), 0.0)
+        if vals.min() < -1e-6 * max(lmax, 1.0):
+            raise ValueError(
+                "`kernel` must be positive semi-definite. Got a matrix with eigenvalue "
+                f"{vals.min():.3g} (largest {lmax:.3g}); use a valid kernel or add a multiple of "
+                "the identity."
+            )
+        keep = vals > tol * max(lmax, 1e-300)
+        R = vecs[:, keep] * np.sqrt(vals[keep])
+        return np.ascontiguousarray(R[:, ::-1])
+    rank = n if rank is None else rank
+    return pivoted_cholesky(np.diag(K), lambda j: K[:, j], rank, tol=tol)
+
+
+def check_kernel_matrix(K, name="kernel"):
+    """Validate a precomputed kernel matrix: square, finite, symmetric (to 1e-8 relative)."""
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"`{name}` must be a square (n, n) matrix. Got shape {K.shape} instead.")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
+    scale = max(np.abs(K).max(), 1e-300)
+    asym = np.abs(K - K.T).max()
+    if asym > 1e-8 * scale:
+        raise ValueError(
+            f"`{name}` must be symmetric. Got max |K - K.T| = {asym:.3g} (max |K| = {scale:.3g})."
+        )
+    return 0.5 * (K + K.T)

@@ -1,0 +1,947 @@
+"""Label spaces B and their exact linear oracles (pure NumPy).
+
+PROTOCOL (the contract every solver relies on; see DESIGN.md §3.1)
+-------------------------------------------------------------------
+A label set ``B`` is an object with:
+
+``n_samples`` : int
+    Number of training points the labels refer to.
+``argmax(r) -> b``
+    Exact linear oracle ``argmax_{b in B} r^T b`` (O(n log n), by sorting). Applied to a
+    relaxation's real-valued score it is also the rounding to a feasible labeling.
+``contains(b) -> bool``
+``initial(scores=None, random_state=None) -> b``
+    A feasible starting element: ``argmax(scores)`` when scores are given, otherwise a rule of
+    the set (random feasible labeling drawn from ``random_state``).
+``cardinality() -> int``
+    ``|B|`` as an exact Python int.
+``enumerate(limit=ENUMERATION_LIMIT) -> ndarray (|B|, n)``
+    All elements, refusing (``ValueError`` naming the count) above ``limit``.
+``per_point_costs(costs) -> ndarray (m,)``
+    Resolve the user's ``costs`` (scalar, array, or a pair for ``SemiSupervised``) into one cost
+    per dual variable.
+``support(b) -> (rows, signs)``
+    The label kernel of ``b`` is ``Q_b = diag(signs) K[rows][:, rows] diag(signs)``, i.e. its
+    factor is ``signs[:, None] * R[rows]``. For sign vectors ``rows = arange(n)`` and
+    ``signs = b``. (Multi-instance sets pick rows: super-instances.)
+``count_constraints() -> (fixed, groups) or None``
+    ``fixed``: int array (n,) with +1/-1 for fixed labels and 0 for free ones; ``groups``: list of
+    ``(indices, min_positive, max_positive)`` over free points; every free point is in exactly one
+    group. ``None`` when the set has no such description (``Enumerated``, ``Custom``).
+``symmetric`` : bool
+    True when ``b`` and ``-b`` are both in B and give the same label kernel (clustering).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+__all__ = [
+    "ENUMERATION_LIMIT",
+    "COUNT_TOLERANCE",
+    "LabelSet",
+    "SemiSupervised",
+    "Clustering",
+    "Proportions",
+    "Enumerated",
+    "Custom",
+]
+
+#: Largest ``|B|`` that ``enumerate()`` returns by default (exact methods on tiny problems).
+ENUMERATION_LIMIT = 2**16
+
+#: Slack used when a real bound on a count (``n_k p_k``, ``(n + beta) / 2``) is turned into an
+#: integer, so that a bound that is an integer up to floating-point error
+#: (``0.7 * 10 = 7.000000000000001``) is not lost by ``floor``/``ceil``.
+COUNT_TOLERANCE = 1e-9
+
+_SDP_SETS = "Clustering, SemiSupervised and Proportions"
+
+
+# -- input checks -----------------------------------------------------------------------------
+def _check_n_samples(n_samples):
+    if (isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, numbers.Integral)
+            or n_samples < 1):
+        raise ValueError(f"`n_samples` must be a positive integer. Got {n_samples!r} instead.")
+    return int(n_samples)
+
+
+def _as_float_array(x, name):
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be numeric. Got {x!r} instead.") from exc
+
+
+def _check_finite_real(x, name, minimum=None):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+        raise ValueError(f"`{name}` must be a finite real number. Got {x!r} instead.")
+    if minimum is not None and x < minimum:
+        raise ValueError(f"`{name}` must be >= {minimum}. Got {x!r} instead.")
+    return float(x)
+
+
+def _is_sign_vector(b, n):
+    try:
+        b = np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return b.shape == (n,) and bool(np.all((b == 1.0) | (b == -1.0)))
+
+
+def _check_sign_matrix(V, name, n=None):
+    """``V`` as a float (N, n) array of ±1, with a ValueError naming ``name`` otherwise."""
+    V = _as_float_array(V, name)
+    if V.ndim != 2 or V.shape[0] == 0 or (n is not None and V.shape[1] != n):
+        expected = "(N, n_samples)" if n is None else f"(N, {n})"
+        raise ValueError(f"`{name}` must be a non-empty array of shape {expected}. "
+                         f"Got shape {V.shape} instead.")
+    bad = ~((V == 1.0) | (V == -1.0))
+    if bad.any():
+        raise ValueError(f"`{name}` must contain only -1 and +1. Got {V[bad][:5]} instead.")
+    return V
+
+
+def _unique_rows(V):
+    """The distinct rows of ``V`` in order of first appearance."""
+    _, first = np.unique(V, axis=0, return_index=True)
+    return V[np.sort(first)]
+
+
+def _log_comb(n, m):
+    return math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
+
+
+class LabelSet:
+    r"""Base class of the label sets: the shared parts of the protocol.
+
+    A subclass either describes ``B`` by counts (call :meth:`_set_count_constraints` in
+    ``__init__``; then ``argmax``, ``contains``, ``initial``, ``cardinality`` and ``enumerate``
+    come for free) or overrides ``_argmax``, ``_contains``, ``_random_element``,
+    ``cardinality`` and ``_enumerate``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of training points the labels refer to.
+
+    Attributes
+    ----------
+    n_samples : int
+    symmetric : bool
+        True when ``b`` and ``-b`` are both in ``B`` (they give the same label kernel).
+
+    Notes
+    -----
+    A *count description* of ``B`` fixes some labels and splits the free points into disjoint
+    groups :math:`G_1, \dots, G_K` with bounds on the number of positives in each:
+
+    .. math::
+
+        B = \{ y \in \{-1, +1\}^n : y_i = f_i \ (f_i \ne 0),\;
+              \mathrm{lo}_k \le |\{ j \in G_k : y_j = +1 \}| \le \mathrm{hi}_k \}.
+
+    The linear oracle is then exact by sorting. On a group, with positives :math:`P \subseteq G`,
+    :math:`\sum_{j \in G} r_j y_j = 2 \sum_{j \in P} r_j - \sum_{j \in G} r_j`; for a fixed
+    :math:`|P| = m` the best :math:`P` is the :math:`m` largest :math:`r_j`, and going from
+    :math:`m` to :math:`m + 1` adds twice the :math:`(m+1)`-th largest :math:`r_j`. So the
+    optimum takes the :math:`\mathrm{lo}` largest scores, then keeps adding while
+    :math:`r_j > 0`, up to :math:`\mathrm{hi}`. Groups are disjoint, so they are solved
+    independently, and :math:`|B| = \prod_k \sum_{m=\mathrm{lo}_k}^{\mathrm{hi}_k}
+    \binom{|G_k|}{m}`. Ties in ``r`` are broken by index (stable sort), and a zero score is
+    not added (same value either way).
+
+    Examples
+    --------
+    >>> from weakcvx.labelsets import Clustering
+    >>> B = Clustering(4, beta=0)
+    >>> isinstance(B, LabelSet), B.cardinality()
+    (True, 6)
+    """
+
+    symmetric = False
+
+    def __init__(self, n_samples):
+        self.n_samples = _check_n_samples(n_samples)
+        self._fixed = None
+        self._groups = None
+
+    # -- count description ------------------------------------------------------------------
+    def _set_count_constraints(self, fixed, groups):
+        """Store ``(fixed, groups)`` and the arrays the vectorised oracle needs."""
+        self._fixed = np.asarray(fixed, dtype=np.int64)
+        self._groups = [(np.asarray(idx, dtype=np.int64), int(lo), int(hi))
+                        for idx, lo, hi in groups]
+        sizes = np.array([len(idx) for idx, _, _ in self._groups], dtype=np.int64)
+        self._free = np.concatenate([idx for idx, _, _ in self._groups] + [np.zeros(0, np.int64)])
+        self._group_of_free = np.repeat(np.arange(len(self._groups)), sizes)
+        self._group_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self._group_lo = np.array([lo for _, lo, _ in self._groups], dtype=np.int64)
+        self._group_hi = np.array([hi for _, _, hi in self._groups], dtype=np.int64)
+
+    def count_constraints(self):
+        """``(fixed, groups)`` describing ``B`` by counts, or ``None`` (see the protocol).
+
+        Returns
+        -------
+        fixed : ndarray of int, shape (n,)
+            +1/-1 for fixed labels, 0 for free ones.
+        groups : list of (indices, min_positive, max_positive)
+            Disjoint groups covering the free points.
+        """
+        if self._groups is None:
+            return None
+        return self._fixed.copy(), [(idx.copy(), lo, hi) for idx, lo, hi in self._groups]
+
+    # -- protocol ---------------------------------------------------------------------------
+    def argmax(self, r):
+        """Exact linear oracle ``argmax_{b in B} rᵀb``.
+
+        Parameters
+        ----------
+        r : array-like of shape (n_samples,)
+            Finite scores.
+
+        Returns
+        -------
+        b : ndarray of shape (n_samples,), float64 with values ±1
+        """
+        return self._argmax(self._check_scores(r, "r"))
+
+    def contains(self, b):
+        """Whether ``b`` is an element of ``B`` (False for anything that is not a ±1 vector)."""
+        if not _is_sign_vector(b, self.n_samples):
+            return False
+        return bool(self._contains(np.asarray(b, dtype=float)))
+
+    def initial(self, scores=None, random_state=None):
+        """A feasible starting labeling.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,), optional
+            When given, the result is ``argmax(scores)`` (the rounding of the scores).
+        random_state : int, RandomState instance or None
+            Used when ``scores`` is None to draw a random element of ``B`` (uniformly, for the
+            sets described by counts).
+
+        Returns
+        -------
+        b : ndarray of shape (n_samples,), float64 with values ±1
+        """
+        if scores is not None:
+            return self._argmax(self._check_scores(scores, "scores"))
+        return self._random_element(check_random_state(random_state))
+
+    def cardinality(self):
+        """``|B|`` as an exact Python int."""
+        if self._groups is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define cardinality().")
+        count = 1
+        for idx, lo, hi in self._groups:
+            count *= _sum_of_binomials(len(idx), lo, hi)
+        return count
+
+    def enumerate(self, limit=ENUMERATION_LIMIT):
+        """All elements of ``B`` as the rows of an (|B|, n) float array.
+
+        Parameters
+        ----------
+        limit : int
+            Refuse (``ValueError``) when ``|B|`` is larger.
+
+        Returns
+        -------
+        ndarray of shape (cardinality(), n_samples)
+        """
+        count = self.cardinality()
+        if count > limit:
+            raise ValueError(
+                f"{self!r} has {_format_count(count)} elements, more than `limit`={limit}: "
+                "enumeration is for tiny problems only."
+            )
+        return self._enumerate()
+
+    def per_point_costs(self, costs):
+        """One hinge cost per dual variable from a scalar or an array of shape (n_samples,).
+
+        Raises
+        ------
+        ValueError
+            When ``costs`` has the wrong shape or is not positive and finite.
+        """
+        c = _as_float_array(costs, "costs")
+        n = self.n_samples
+        if c.ndim == 0:
+            c = np.full(n, float(c))
+        elif c.shape != (n,):
+            raise ValueError(f"`costs` must be a positive scalar or an array of shape ({n},). "
+                             f"Got shape {c.shape} instead.")
+        if not np.all(np.isfinite(c) & (c > 0)):
+            raise ValueError(f"`costs` must be positive and finite. Got {np.asarray(costs)!r} "
+                             "instead.")
+        return c
+
+    def support(self, b):
+        """``(rows, signs)`` of the label kernel of ``b``: ``(arange(n), b)`` for sign vectors."""
+        return np.arange(self.n_samples), np.asarray(b, dtype=float)
+
+    def sdp_constraints(self, M):
+        """The linear constraints on ``M ≈ yyᵀ`` implied by ``B`` beyond ``M ⪰ 0, diag M = 1``.
+
+        Parameters
+        ----------
+        M : cvxpy.Variable of shape (n_samples, n_samples), symmetric
+
+        Returns
+        -------
+        list of cvxpy constraints
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} has no SDP description; SDP relaxations support "
+            f"{_SDP_SETS}."
+        )
+
+    def __repr__(self):
+        return f"{type(self).__name__}(n_samples={self.n_samples})"
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _check_scores(self, r, name):
+        r = _as_float_array(r, name)
+        if r.shape != (self.n_samples,):
+            raise ValueError(f"`{name}` must have shape ({self.n_samples},). Got shape {r.shape} "
+                             "instead.")
+        if not np.all(np.isfinite(r)):
+            raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
+        return r
+
+    def _check_sdp_variable(self, M):
+        n = self.n_samples
+        if tuple(M.shape) != (n, n):
+            raise ValueError(f"`M` must have shape ({n}, {n}). Got shape {tuple(M.shape)} instead.")
+
+    def _argmax(self, r):
+        if self._groups is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define argmax().")
+        b = self._fixed.astype(float)
+        r_free = r[self._free]
+        # sort by group, then by decreasing score; lexsort is stable, so ties go by index
+        order = np.lexsort((-r_free, self._group_of_free))
+        group = self._group_of_free[order]
+        rank = np.arange(len(order)) - self._group_start[group]
+        positive = (rank < self._group_lo[group]) | (
+            (rank < self._group_hi[group]) & (r_free[order] > 0))
+        b[self._free[order]] = np.where(positive, 1.0, -1.0)
+        return b
+
+    def _contains(self, b):
+        if self._groups is None:
+            return bool(np.any(np.all(self.enumerate() == b, axis=1)))
+        fixed = self._fixed != 0
+        if np.any(b[fixed] != self._fixed[fixed]):
+            return False
+        return all(lo <= np.count_nonzero(b[idx] > 0) <= hi for idx, lo, hi in self._groups)
+
+    def _random_element(self, rng):
+        """An element drawn uniformly from ``B`` (groups are independent)."""
+        if self._groups is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define initial().")
+        b = self._fixed.astype(float)
+        for idx, lo, hi in self._groups:
+            counts = np.arange(lo, hi + 1)
+            log_w = np.array([_log_comb(len(idx), m) for m in counts])
+            w = np.exp(log_w - log_w.max())
+            m = rng.choice(counts, p=w / w.sum())
+            b[idx] = -1.0
+            b[rng.choice(idx, size=m, replace=False)] = 1.0
+        return b
+
+    def _enumerate(self):
+        if self._groups is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define enumerate().")
+        rows = self._fixed.astype(float)[None, :]
+        for idx, lo, hi in self._groups:
+            block = _count_block(len(idx), lo, hi)
+            # Cartesian product: every current row combined with every labeling of the group
+            rows = np.repeat(rows, len(block), axis=0)
+            rows[:, idx] = np.tile(block, (len(rows) // len(block), 1))
+        return rows
+
+
+def _format_count(count):
+    """``count`` in full, or as a power of ten when printing it would flood the message."""
+    if count.bit_length() <= 64:
+        return str(count)
+    return f"over 10^{math.floor((count.bit_length() - 1) * math.log10(2))}"
+
+
+def _sum_of_binomials(n, lo, hi):
+    """``Σ_{m=lo}^{hi} C(n, m)`` exactly, by the recurrence ``C(n, m+1) = C(n, m)(n−m)/(m+1)``."""
+    term = math.comb(n, lo)
+    total = 0
+    for m in range(lo, hi + 1):
+        total += term
+        term = term * (n - m) // (m + 1)
+    return total
+
+
+def _count_block(size, lo, hi):
+    """All ±1 vectors of length ``size`` with between ``lo`` and ``hi`` entries equal to +1."""
+    block = []
+    for m in range(lo, hi + 1):
+        for positives in itertools.combinations(range(size), m):
+            row = -np.ones(size)
+            row[list(positives)] = 1.0
+            block.append(row)
+    return np.array(block).reshape(len(block), size)
+
+
+class SemiSupervised(LabelSet):
+    r"""Semi-supervised labels: labeled points fixed, a given number of positives elsewhere.
+
+    Parameters
+    ----------
+    y_known : array-like of shape (n_samples,)
+        +1 / -1 for labeled points, 0 for unlabeled ones. Both classes must occur among the
+        labeled points.
+    n_positive : int, optional
+        Number of positives among the ``u`` unlabeled points, in ``[0, u]``. Default: the
+        labeled class ratio times ``u``, rounded half up.
+
+    Attributes
+    ----------
+    y_known : ndarray of int, shape (n_samples,)
+    labeled, unlabeled : ndarray of int
+        Indices of the labeled and unlabeled points.
+    n_labeled, n_unlabeled, n_positive : int
+
+    Raises
+    ------
+    ValueError
+        When ``y_known`` contains NaN or values other than -1, 0, +1, when fewer than two
+        classes occur among the labeled points, or when ``n_positive`` is not an integer in
+        ``[0, u]``.
+
+    Notes
+    -----
+    With labeled points :math:`L`, unlabeled points :math:`U` (:math:`u = |U|`) and
+    :math:`n_+` positives among them,
+
+    .. math::
+
+        B = \{ y \in \{-1, +1\}^n : y_L = \hat y_L,\; |\{ j \in U : y_j = +1 \}| = n_+ \},
+        \qquad |B| = \binom{u}{n_+}.
+
+    Oracle (WellSVM eq. 17): the :math:`n_+` largest :math:`r_j`, :math:`j \in U`, get +1,
+    the rest -1. SDP constraints (De Bie & Cristianini 2006), with :math:`s = 1^\top y_U =
+    2 n_+ - u`: :math:`M_{LL} = \hat y_L \hat y_L^\top` (off the diagonal),
+    :math:`M_{LU} 1 = s \hat y_L` (row :math:`i` of :math:`yy^\top` times :math:`1_U` is
+    :math:`y_i s`), :math:`1^\top M_{UU} 1 = s^2`. They hold for :math:`yy^\top` exactly when
+    :math:`y` or :math:`-y` is in ``B``. A set without unlabeled points is allowed
+    (``|B| = 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import SemiSupervised
+    >>> B = SemiSupervised([1, -1, 0, 0, 0, 0])
+    >>> B.n_positive, B.cardinality()
+    (2, 6)
+    >>> B.argmax(np.array([0.0, 0.0, 0.3, -1.0, 2.0, 0.1]))
+    array([ 1., -1.,  1., -1.,  1., -1.])
+    """
+
+    def __init__(self, y_known, n_positive=None):
+        y = _as_float_array(y_known, "y_known")
+        if y.ndim != 1 or y.size == 0:
+            raise ValueError(f"`y_known` must be a non-empty 1-D array. Got shape {y.shape} "
+                             "instead.")
+        if np.isnan(y).any():
+            raise ValueError("`y_known` must use +1/-1 for labeled and 0 for unlabeled points. "
+                             "Got NaN instead.")
+        bad = ~np.isin(y, (-1.0, 0.0, 1.0))
+        if bad.any():
+            raise ValueError("`y_known` must use +1/-1 for labeled and 0 for unlabeled points. "
+                             f"Got values {np.unique(y[bad])[:5]} instead.")
+        super().__init__(y.size)
+        self.y_known = y.astype(np.int64)
+        self.labeled = np.flatnonzero(self.y_known != 0)
+        self.unlabeled = np.flatnonzero(self.y_known == 0)
+        self.n_labeled, self.n_unlabeled = len(self.labeled), len(self.unlabeled)
+        classes = np.unique(self.y_known[self.labeled])
+        if len(classes) < 2:
+            raise ValueError("`y_known` must contain labeled points of both classes (+1 and -1). "
+                             f"Got labeled classes {classes.tolist()} instead.")
+        u = self.n_unlabeled
+        if n_positive is None:
+            n_positive_labeled = int(np.count_nonzero(self.y_known == 1))
+            # round(u · n₊(L) / |L|) half up, in exact integer arithmetic
+            n_positive = (2 * u * n_positive_labeled + self.n_labeled) // (2 * self.n_labeled)
+        elif (isinstance(n_positive, (bool, np.bool_))
+              or not isinstance(n_positive, numbers.Real)
+              or not float(n_positive).is_integer() or not 0 <= n_positive <= u):
+            raise ValueError(f"`n_positive` must be an integer in [0, {u}] (the number of "
+                             f"unlabeled points). Got {n_positive!r} instead.")
+        self.n_positive = int(n_positive)
+        self._set_count_constraints(self.y_known, [(self.unlabeled, self.n_positive,
+                                                    self.n_positive)])
+
+    def per_point_costs(self, costs):
+        """Costs from a scalar, an array of shape (n_samples,), or a tuple ``(c_labeled,
+        c_unlabeled)`` (a tuple of two is always read as such a pair).
+
+        Raises
+        ------
+        ValueError
+            When ``costs`` has the wrong shape or is not positive and finite.
+        """
+        if isinstance(costs, tuple) and len(costs) == 2:
+            c_labeled, c_unlabeled = costs
+            for value in costs:
+                if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                        or not math.isfinite(value) or value <= 0):
+                    raise ValueError("`costs` as a pair (c_labeled, c_unlabeled) must hold two "
+                                     f"positive finite numbers. Got {costs!r} instead.")
+            return np.where(self.y_known != 0, float(c_labeled), float(c_unlabeled))
+        return super().per_point_costs(costs)
+
+    def sdp_constraints(self, M):
+        """SDP constraints of :class:`SemiSupervised` (see Notes of the class)."""
+        self._check_sdp_variable(M)
+        L, U = self.labeled, self.unlabeled
+        y_L = self.y_known[L].astype(float)
+        s = 2 * self.n_positive - self.n_unlabeled  # s = 1ᵀ y_U
+        # M_LL = y_L y_Lᵀ off the diagonal (the diagonal is the caller's diag(M) = 1)
+        i, j = np.triu_indices(len(L), 1)
+        constraints = [M[L[i], L[j]] == y_L[i] * y_L[j]]
+        if len(U):
+            constraints += [
+                M[np.ix_(L, U)] @ np.ones(len(U)) == s * y_L,  # y_i 1ᵀy_U = s y_i, i ∈ L
+                _cp().sum(M[np.ix_(U, U)]) == s**2,            # (1ᵀy_U)² = s²
+            ]
+        return constraints
+
+    def __repr__(self):
+        return (f"SemiSupervised(n_samples={self.n_samples}, n_labeled={self.n_labeled}, "
+                f"n_positive={self.n_positive})")
+
+
+def _cp():
+    import cvxpy
+
+    return cvxpy
+
+
+class Clustering(LabelSet):
+    r"""Balanced two-cluster labelings: ``B = {y ∈ {±1}^n : |1ᵀy| ≤ beta}``.
+
+    Parameters
+    ----------
+    n_samples : int
+    beta : float
+        Class-balance slack, ``beta >= 0``. With ``n`` odd, ``beta >= 1`` is needed.
+
+    Attributes
+    ----------
+    n_samples : int
+    beta : float
+    min_positive, max_positive : int
+        Bounds on the number of positives.
+    symmetric : bool
+        Always True: ``y`` and ``-y`` are both in ``B``.
+
+    Raises
+    ------
+    ValueError
+        When ``beta`` is negative or not finite, or when no labeling meets it.
+
+    Notes
+    -----
+    :math:`1^\top y = 2 n_+ - n`, so
+
+    .. math::
+
+        B = \{ y : \lceil (n - \beta)/2 \rceil \le n_+ \le \lfloor (n + \beta)/2 \rfloor \},
+
+    (bounds computed with a slack of ``COUNT_TOLERANCE``; ``min_positive = n - max_positive``
+    exactly). Oracle: sort ``r`` descending, take ``min_positive`` points, keep adding while
+    :math:`r_j > 0` up to ``max_positive``. SDP constraints (Xu et al. 2005):
+    :math:`-\beta' \le M 1 \le \beta'` element-wise, where
+    :math:`\beta' = 2\,\mathrm{max\_positive} - n \le \beta` is ``beta`` rounded down to the
+    values :math:`|1^\top y|` can take (same integer points, slightly tighter relaxation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import Clustering
+    >>> B = Clustering(5, beta=1)
+    >>> B.min_positive, B.max_positive, B.cardinality()
+    (2, 3, 20)
+    >>> B.argmax(np.array([3.0, -1.0, 2.0, 0.5, -2.0]))
+    array([ 1., -1.,  1.,  1., -1.])
+    """
+
+    symmetric = True
+
+    def __init__(self, n_samples, beta):
+        super().__init__(n_samples)
+        self.beta = _check_finite_real(beta, "beta", minimum=0)
+        n = self.n_samples
+        self.max_positive = min(n, math.floor((n + self.beta) / 2 + COUNT_TOLERANCE))
+        self.min_positive = n - self.max_positive  # = ⌈(n − β)/2⌉, symmetric by construction
+        if self.min_positive > self.max_positive:
+            raise ValueError(
+                f"`beta`={beta!r} admits no labeling of n_samples={n} points: the number of "
+                f"positives would have to lie in [{self.min_positive}, {self.max_positive}]. "
+                f"Use beta >= {n % 2}."
+            )
+        self._set_count_constraints(np.zeros(n, dtype=np.int64),
+                                    [(np.arange(n), self.min_positive, self.max_positive)])
+
+    def sdp_constraints(self, M):
+        """SDP constraints of :class:`Clustering`: ``-β' ≤ M 1 ≤ β'`` (see Notes)."""
+        self._check_sdp_variable(M)
+        beta_integral = 2 * self.max_positive - self.n_samples
+        row_sums = M @ np.ones(self.n_samples)  # y_i 1ᵀy for M = yyᵀ
+        return [row_sums <= beta_integral, row_sums >= -beta_integral]
+
+    def __repr__(self):
+        return f"Clustering(n_samples={self.n_samples}, beta={self.beta:g})"
+
+
+class Proportions(LabelSet):
+    r"""Learning with label proportions: a fraction of positives per bag, up to ``eps``.
+
+    Parameters
+    ----------
+    bag_ids : array-like of shape (n_samples,)
+        Bag of each point (any sortable values). Bags are indexed by their sorted unique ids.
+    proportions : array-like of shape (n_bags,)
+        Fraction of positives ``p_k`` in [0, 1] of each bag, in the order of the sorted ids.
+    eps : float, default=0.0
+        Tolerance on each proportion, ``eps >= 0``.
+
+    Attributes
+    ----------
+    bags : ndarray of shape (n_bags,)
+        The sorted unique bag ids.
+    bag_index : ndarray of int, shape (n_samples,)
+        Index into ``bags`` of each point.
+    bag_sizes, min_positive, max_positive : ndarray of int, shape (n_bags,)
+        ``n_k`` and the bounds on the number of positives ``m_k`` of each bag.
+    proportions : ndarray of shape (n_bags,)
+    eps : float
+    symmetric : bool
+        True when every bag's interval is symmetric (``min + max = n_k``), e.g. all ``p_k = ½``.
+
+    Raises
+    ------
+    ValueError
+        When ``proportions`` has NaN, values outside [0, 1] or a length other than the number
+        of bags, when ``eps < 0``, or when a bag admits no integer count of positives.
+
+    Notes
+    -----
+    With :math:`I_k` the points of bag :math:`k` and :math:`n_k = |I_k|` (conv-∝SVM's set),
+
+    .. math::
+
+        B = \{ y : \mathrm{lo}_k \le m_k \le \mathrm{hi}_k \ \forall k \}, \quad
+        m_k = |\{ i \in I_k : y_i = +1 \}|,
+
+        \mathrm{lo}_k = \max(0, \lceil n_k (p_k - \varepsilon) \rceil), \quad
+        \mathrm{hi}_k = \min(n_k, \lfloor n_k (p_k + \varepsilon) \rfloor),
+
+    with ``COUNT_TOLERANCE`` of slack in the rounding. Oracle: per bag, the rule of
+    :class:`Clustering`. SDP constraints, for :math:`M = yy^\top`, with
+    :math:`s_k = \sum_{j \in I_k} y_j = 2 m_k - n_k \in S_k = \{a_k, a_k + 2, \dots, b_k\}`,
+    :math:`a_k = 2\mathrm{lo}_k - n_k`, :math:`b_k = 2\mathrm{hi}_k - n_k`:
+
+    - rows, :math:`i \in I_k`: :math:`(M_{i, I_k} 1) = y_i s_k \in S_k \cup (-S_k)`, whose
+      convex hull gives :math:`|M_{i, I_k} 1| \le \beta_k = \max(|a_k|, |b_k|)` (the
+      Clustering constraint per bag). The sign of :math:`y_i` is unknown, so the tighter-looking
+      :math:`a_k \le M_{i, I_k} 1 \le b_k` is not valid unless :math:`a_k = -b_k`: with
+      :math:`n_k = 4, p_k = 3/4`, the negative point has :math:`y_i s_k = -2 \notin [2, 2]`;
+    - blocks: :math:`1^\top M_{I_k I_l} 1 = s_k s_l`, between the smallest and largest corner
+      product of :math:`[a_k, b_k] \times [a_l, b_l]` for :math:`k \ne l`, and
+      :math:`\min_{s \in S_k} s^2 \le 1^\top M_{I_k I_k} 1 \le \max(a_k^2, b_k^2)`.
+
+    With ``eps = 0`` the block constraints hold for :math:`yy^\top` exactly when ``y`` or
+    ``-y`` is in ``B``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import Proportions
+    >>> B = Proportions([0, 0, 0, 1, 1], proportions=[2 / 3, 0.5])
+    >>> B.min_positive, B.max_positive, B.cardinality()
+    (array([2, 1]), array([2, 1]), 6)
+    >>> B.argmax(np.array([0.1, -0.2, 0.3, -1.0, -2.0]))
+    array([ 1., -1.,  1.,  1., -1.])
+    """
+
+    def __init__(self, bag_ids, proportions, eps=0.0):
+        bag_ids = np.asarray(bag_ids)
+        if bag_ids.ndim != 1 or bag_ids.size == 0:
+            raise ValueError(f"`bag_ids` must be a non-empty 1-D array. Got shape {bag_ids.shape} "
+                             "instead.")
+        if bag_ids.dtype.kind in "fc" and not np.all(np.isfinite(bag_ids)):
+            raise ValueError("`bag_ids` must not contain NaN or inf. Got "
+                             f"{bag_ids[~np.isfinite(bag_ids)][:5]} instead.")
+        super().__init__(bag_ids.size)
+        self.bags, self.bag_index, self.bag_sizes = np.unique(
+            bag_ids, return_inverse=True, return_counts=True)
+        self.bag_index = self.bag_index.ravel()
+        n_bags = len(self.bags)
+        p = _as_float_array(proportions, "proportions")
+        if p.ndim == 0:
+            p = p[None]
+        if p.shape != (n_bags,):
+            raise ValueError(f"`proportions` must have one entry per bag ({n_bags} bags, in the "
+                             f"order of the sorted bag ids). Got shape {p.shape} instead.")
+        if np.isnan(p).any() or np.any((p < 0) | (p > 1)):
+            raise ValueError(f"`proportions` must lie in [0, 1]. Got {p!r} instead.")
+        self.proportions = p
+        self.eps = _check_finite_real(eps, "eps", minimum=0)
+
+        n_k = self.bag_sizes
+        self.min_positive = np.maximum(
+            0, np.ceil(n_k * (p - self.eps) - COUNT_TOLERANCE)).astype(np.int64)
+        self.max_positive = np.minimum(
+            n_k, np.floor(n_k * (p + self.eps) + COUNT_TOLERANCE)).astype(np.int64)
+        for k in np.flatnonzero(self.min_positive > self.max_positive):
+            target = n_k[k] * p[k]
+            needed = min(target - math.floor(target), math.ceil(target) - target) / n_k[k]
+            raise ValueError(
+                f"Bag {self.bags[k].item()!r} ({n_k[k]} points) admits no labeling: its "
+                f"number of positives must lie in [n_k(p_k − eps), n_k(p_k + eps)] = "
+                f"[{n_k[k] * (p[k] - self.eps):g}, {n_k[k] * (p[k] + self.eps):g}] "
+                f"(p_k={p[k]:g}, eps={self.eps:g}), which holds no integer. Check "
+                f"`proportions` or use `eps` >= {needed:.3g}."
+            )
+        self.symmetric = bool(np.all(self.min_positive + self.max_positive == n_k))
+        order = np.argsort(self.bag_index, kind="stable")
+        members = np.split(order, np.cumsum(n_k)[:-1])
+        self._set_count_constraints(
+            np.zeros(self.n_samples, dtype=np.int64),
+            list(zip(members, self.min_positive, self.max_positive)))
+
+    @property
+    def n_bags(self):
+        return len(self.bags)
+
+    def sdp_constraints(self, M):
+        """SDP constraints of :class:`Proportions`: row and block bounds (see Notes)."""
+        self._check_sdp_variable(M)
+        cp = _cp()
+        n_k = self.bag_sizes
+        a = 2 * self.min_positive - n_k  # s_k = 1ᵀ y_{I_k} ∈ {a_k, a_k + 2, ..., b_k}
+        b = 2 * self.max_positive - n_k
+        A = np.zeros((self.n_samples, self.n_bags))
+        A[np.arange(self.n_samples), self.bag_index] = 1.0
+        constraints = []
+
+        # rows: M_{i, I_k} 1 = y_i s_k ∈ S_k ∪ (−S_k), i ∈ I_k; only |·| ≤ β_k is convex-valid
+        beta = np.maximum(np.abs(a), np.abs(b)).astype(float)
+        same_bag = A @ A.T
+        own_bag_sums = cp.sum(cp.multiply(M, same_bag), axis=1)
+        beta_i = beta[self.bag_index]
+        constraints += [own_bag_sums <= beta_i, own_bag_sums >= -beta_i]
+
+        # blocks: 1ᵀ M_{I_k I_l} 1 = s_k s_l
+        corners = np.stack([np.outer(a, a), np.outer(a, b), np.outer(b, a), np.outer(b, b)])
+        lower, upper = corners.min(axis=0).astype(float), corners.max(axis=0).astype(float)
+        # diagonal: s_k² over S_k, whose values have the parity of n_k
+        straddles = (a <= 0) & (b >= 0)
+        np.fill_diagonal(lower, np.where(straddles, n_k % 2, np.minimum(a**2, b**2)))
+        np.fill_diagonal(upper, np.maximum(a**2, b**2))
+        k, l = np.triu_indices(self.n_bags)
+        block_sums = (A.T @ M @ A)[k, l]
+        fixed = lower[k, l] == upper[k, l]
+        if fixed.any():
+            constraints.append(block_sums[np.flatnonzero(fixed)] == lower[k, l][fixed])
+        if not fixed.all():
+            free = np.flatnonzero(~fixed)
+            constraints += [block_sums[free] >= lower[k, l][~fixed],
+                            block_sums[free] <= upper[k, l][~fixed]]
+        return constraints
+
+    def __repr__(self):
+        return (f"Proportions(n_samples={self.n_samples}, n_bags={self.n_bags}, "
+                f"eps={self.eps:g})")
+
+
+class Enumerated(LabelSet):
+    r"""A label set given by the list of its elements.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (N, n_samples)
+        The ±1 labelings of ``B``. Repeated rows are kept once (``B`` is a set).
+
+    Attributes
+    ----------
+    vectors : ndarray of shape (|B|, n_samples)
+        The distinct elements, in order of first appearance.
+    symmetric : bool
+        True when ``-b`` is listed for every listed ``b``.
+
+    Raises
+    ------
+    ValueError
+        When ``vectors`` is empty, not 2-D, or has entries other than ±1.
+
+    Notes
+    -----
+    The oracle evaluates :math:`r^\top b` for every listed :math:`b` (O(|B| n)) and returns the
+    first maximiser.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import Enumerated
+    >>> B = Enumerated([[1, 1, -1], [1, -1, 1]])
+    >>> B.argmax(np.array([0.0, -1.0, 2.0]))
+    array([ 1., -1.,  1.])
+    >>> B.contains([1, 1, 1])
+    False
+    """
+
+    def __init__(self, vectors):
+        V = _unique_rows(_check_sign_matrix(vectors, "vectors"))
+        super().__init__(V.shape[1])
+        self.vectors = V
+        listed = {row.tobytes() for row in V}
+        self.symmetric = all((-row).tobytes() in listed for row in V)
+
+    def cardinality(self):
+        return len(self.vectors)
+
+    def _argmax(self, r):
+        return self.vectors[np.argmax(self.vectors @ r)].copy()
+
+    def _contains(self, b):
+        return bool(np.any(np.all(self.vectors == b, axis=1)))
+
+    def _random_element(self, rng):
+        return self.vectors[rng.randint(len(self.vectors))].copy()
+
+    def _enumerate(self):
+        return self.vectors.copy()
+
+    def __repr__(self):
+        return f"Enumerated(n_samples={self.n_samples}, n_vectors={len(self.vectors)})"
+
+
+class Custom(LabelSet):
+    r"""A label set defined by user functions.
+
+    Parameters
+    ----------
+    n_samples : int
+    oracle : callable
+        ``oracle(r) -> b``: an exact maximiser of ``rᵀb`` over ``B``, a ±1 vector of shape
+        (n_samples,).
+    contains : callable, optional
+        ``contains(b) -> bool`` for a ±1 vector ``b``. Without it, membership is tested
+        against ``enumerate`` (when given).
+    initial : callable, optional
+        ``initial(random_state) -> b`` (a ``numpy.random.RandomState``), a random element.
+        Without it, ``initial()`` rounds random Gaussian scores with ``oracle``.
+    enumerate : callable, optional
+        ``enumerate() -> array (N, n_samples)``: all elements (tiny sets only).
+    symmetric : bool, default=False
+        Declare that ``-b`` is in ``B`` whenever ``b`` is.
+
+    Raises
+    ------
+    TypeError
+        When ``oracle`` or a given optional argument is not callable.
+    ValueError
+        When a user function returns something that is not a ±1 vector of the right shape.
+
+    Notes
+    -----
+    The driver trusts ``oracle`` to be exact; a heuristic oracle still gives feasible labels
+    but the label-generation value is then no longer a certified bound. ``cardinality()`` and
+    ``enumerate()`` need ``enumerate``; ``contains`` needs ``contains`` or ``enumerate``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import Custom
+    >>> def at_most_one_positive(r):  # B = {y : at most one +1}
+    ...     b = -np.ones(len(r))
+    ...     if r.max() > 0:
+    ...         b[np.argmax(r)] = 1.0
+    ...     return b
+    >>> B = Custom(3, at_most_one_positive, contains=lambda b: (b > 0).sum() <= 1)
+    >>> B.argmax(np.array([-1.0, 2.0, 0.5]))
+    array([-1.,  1., -1.])
+    >>> B.contains([1, 1, -1])
+    False
+    """
+
+    def __init__(self, n_samples, oracle, contains=None, initial=None, enumerate=None, *,
+                 symmetric=False):
+        super().__init__(n_samples)
+        for name, fn in [("oracle", oracle), ("contains", contains), ("initial", initial),
+                         ("enumerate", enumerate)]:
+            if not callable(fn) and not (fn is None and name != "oracle"):
+                raise TypeError(f"`{name}` must be callable. Got {fn!r} instead.")
+        self.oracle = oracle
+        self._contains_fn = contains
+        self._initial_fn = initial
+        self._enumerate_fn = enumerate
+        self.symmetric = bool(symmetric)
+
+    def _check_returned(self, b, name):
+        try:
+            b = np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            b = np.asarray(b, dtype=object)
+        if b.shape != (self.n_samples,) or not _is_sign_vector(b, self.n_samples):
+            raise ValueError(f"`{name}` must return a ±1 vector of shape ({self.n_samples},). "
+                             f"Got {b!r} instead.")
+        return b
+
+    def _argmax(self, r):
+        return self._check_returned(self.oracle(r.copy()), "oracle")
+
+    def _contains(self, b):
+        if self._contains_fn is not None:
+            return bool(self._contains_fn(b))
+        if self._enumerate_fn is not None:
+            return bool(np.any(np.all(self._all_elements() == b, axis=1)))
+        raise NotImplementedError("Custom.contains needs `contains` or `enumerate`.")
+
+    def _random_element(self, rng):
+        if self._initial_fn is not None:
+            return self._check_returned(self._initial_fn(rng), "initial")
+        return self._argmax(rng.standard_normal(self.n_samples))
+
+    def _all_elements(self):
+        if self._enumerate_fn is None:
+            raise NotImplementedError("Custom.cardinality and Custom.enumerate need `enumerate`.")
+        return _unique_rows(_check_sign_matrix(self._enumerate_fn(), "enumerate",
+                                               self.n_samples))
+
+    def cardinality(self):
+        return len(self._all_elements())
+
+    def enumerate(self, limit=ENUMERATION_LIMIT):
+        elements = self._all_elements()
+        if len(elements) > limit:
+            raise ValueError(
+                f"{self!r} has {len(elements)} elements, more than `limit`={limit}: enumeration "
+                "is for tiny problems only."
+            )
+        return elements
+
+    def __repr__(self):
+        return f"Custom(n_samples={self.n_samples}, oracle={getattr(self.oracle, '__name__', '?')})"

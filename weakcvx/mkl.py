@@ -1,0 +1,240 @@
+r"""The master problem over a working set of labelings (DESIGN.md §3.2).
+
+.. math::
+
+    \min_{\mu \in \Delta_T} \max_{0 \le \alpha \le c} \; 1^\top\alpha
+        - \tfrac12 \alpha^\top \Big(\sum_{t=1}^T \mu_t Q_t\Big) \alpha
+
+Two solvers: :func:`master_cvxpy`, the Lanckriet QCQP written as an SOCP in CVXPY (the readable
+reference; the duals of the T cone constraints are μ), and :func:`master_mklgl`, the fast
+alternation of WellSVM §4.1.2 (MKLGL): a warm-started box QP with μ fixed, then the closed-form
+update ``μ_t ← μ_t‖R_tᵀα‖ / Σ_s μ_s‖R_sᵀα‖``.
+
+Both report a certified bracket of the saddle value: for any feasible α,
+``L(α) = 1ᵀα − ½ max_t αᵀQ_tα`` is below it; for any μ, the SVM primal value of ``Q_μ`` at the
+solver's ``w`` is above it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from .result import SolverError
+from .svm import solve_box_qp
+
+__all__ = ["MasterSolution", "master_cvxpy", "master_mklgl", "solve_master"]
+
+logger = logging.getLogger("weakcvx")
+
+
+@dataclass
+class MasterSolution:
+    """Solution of the master problem.
+
+    Attributes
+    ----------
+    value : float
+        Upper estimate of the saddle value (the SVM primal value of ``Q_μ``; for the CVXPY
+        reference, the solver's optimal value).
+    lower : float
+        ``L(α) = 1ᵀα − ½ max_t αᵀQ_tα``, a certified lower bound of the saddle value.
+    alpha : ndarray (m,)
+    mu : ndarray (T,)
+    quadratics : ndarray (T,)
+        ``αᵀQ_tα`` for each label in the working set.
+    n_alternations : int
+    converged : bool
+    history : list of dict
+    """
+
+    value: float
+    lower: float
+    alpha: np.ndarray
+    mu: np.ndarray
+    quadratics: np.ndarray
+    n_alternations: int = 0
+    converged: bool = True
+    history: list = field(default_factory=list)
+
+
+def _quadratics(R, rows, signs, alpha):
+    """``αᵀQ_tα = ‖R_tᵀα‖²`` for every t (T×m supports)."""
+    out = np.empty(rows.shape[0])
+    for t in range(rows.shape[0]):
+        v = R[rows[t]].T @ (alpha * signs[t])
+        v = np.asarray(v).ravel()
+        out[t] = v @ v
+    return out
+
+
+def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None):
+    r"""Master problem as an SOCP in CVXPY (Lanckriet et al. 2004), the reference.
+
+    .. math::
+
+        \max_{\alpha, \theta} \; 1^\top\alpha - \theta \quad \text{s.t.} \quad
+        0 \le \alpha \le c, \qquad \tfrac12 \|R_t^\top \alpha\|^2 \le \theta \;\; (t = 1..T)
+
+    The dual variables of the T quadratic constraints are the kernel weights μ (they sum to 1).
+
+    Parameters
+    ----------
+    factor : ndarray (n, r) or sparse (n, d)
+    rows, signs : ndarray (T, m)
+    c : ndarray (m,)
+    solver : str
+        Any CVXPY solver that handles SOCPs. Measured (DESIGN/STYLE): SCS 0.7 s at n=300,
+        Clarabel 3 s; ECOS does not finish at n=1000. Use ``"CLARABEL"`` for tight accuracy on
+        small problems.
+    solver_options : dict, optional
+        Passed to ``problem.solve`` for this call only.
+
+    Returns
+    -------
+    MasterSolution
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1.0], [1.0]])
+    >>> rows = np.array([[0, 1], [0, 1]]); signs = np.array([[1.0, 1.0], [1.0, -1.0]])
+    >>> sol = master_cvxpy(R, rows, signs, np.ones(2), solver="CLARABEL")
+    >>> round(sol.value, 3), np.round(sol.mu, 2)
+    (1.5, array([0., 1.]))
+    """
+    import cvxpy as cp
+
+    rows = np.atleast_2d(rows)
+    signs = np.atleast_2d(signs)
+    T, m = rows.shape
+    alpha = cp.Variable(m, name="alpha")
+    theta = cp.Variable(name="theta")
+    quad_constraints = []
+    for t in range(T):
+        R_t = factor[rows[t]]
+        R_t = R_t.multiply(signs[t][:, None]).tocsr() if sp.issparse(R_t) else signs[t][:, None] * R_t
+        quad_constraints.append(0.5 * cp.sum_squares(R_t.T @ alpha) <= theta)
+    constraints = [alpha >= 0, alpha <= c] + quad_constraints
+    prob = cp.Problem(cp.Maximize(cp.sum(alpha) - theta), constraints)
+    opts = dict(solver_options or {})
+    try:
+        prob.solve(solver=solver, **opts)
+    except cp.error.SolverError as exc:
+        raise SolverError(solver, "error", str(exc)) from exc
+    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        raise SolverError(solver, prob.status, "master SOCP (mkl.master_cvxpy)")
+    if prob.status == cp.OPTIMAL_INACCURATE:
+        warnings.warn(f"solver {solver!r} returned 'optimal_inaccurate' for the master SOCP",
+                      ConvergenceWarning, stacklevel=2)
+    a = np.clip(np.asarray(alpha.value).ravel(), 0.0, c)
+    mu = np.array([max(float(np.sum(con.dual_value)), 0.0) for con in quad_constraints])
+    mu = mu / mu.sum() if mu.sum() > 0 else np.full(T, 1.0 / T)
+    q = _quadratics(factor, rows, signs, a)
+    lower = float(a.sum() - 0.5 * q.max())
+    return MasterSolution(value=float(prob.value), lower=lower, alpha=a, mu=mu, quadratics=q,
+                          n_alternations=1, converged=True)
+
+
+def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_alternations=200,
+                 inner_tol=None, random_state=0):
+    r"""Master problem by MKLGL alternation (WellSVM §4.1.2; Xu et al. 2010), the fast path.
+
+    Alternate (i) μ fixed: the box QP with ``Q_μ = Σ_t μ_t Q_t`` (:func:`weakcvx.svm.solve_box_qp`,
+    warm-started from the previous α); (ii) α fixed: ``μ_t ← μ_t‖R_tᵀα‖ / Σ_s μ_s‖R_sᵀα‖``.
+    Stops when the certified saddle gap ``U − L`` falls below ``tol · max(1, |U|)``, where ``U``
+    is the SVM primal value of ``Q_μ`` and ``L = 1ᵀα − ½ max_t αᵀQ_tα``.
+
+    Parameters
+    ----------
+    factor : ndarray (n, r) or sparse CSR (n, d)
+    rows, signs : ndarray (T, m)
+    c : ndarray (m,)
+    alpha0, mu0 : warm starts (α in the box; μ on the simplex, entries may be 0 for new labels)
+    tol : float
+        Relative saddle-gap tolerance.
+    max_alternations : int
+        Cap on the alternations (≈ 5 per cutting-plane round is enough on large linear problems:
+        DESIGN §3.3).
+    inner_tol : float, optional
+        Projected-gradient tolerance of the box-QP solver; default ``tol`` clipped to
+        [1e-8, 1e-2].
+
+    Returns
+    -------
+    MasterSolution
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1.0], [1.0]])
+    >>> rows = np.array([[0, 1], [0, 1]]); signs = np.array([[1.0, 1.0], [1.0, -1.0]])
+    >>> sol = master_mklgl(R, rows, signs, np.ones(2))
+    >>> round(sol.value, 3)
+    1.5
+    """
+    rows = np.atleast_2d(rows)
+    signs = np.atleast_2d(signs)
+    T, m = rows.shape
+    # the projected-gradient tolerance of the inner SVM; its inexactness only loosens the
+    # certified upper value, which the saddle-gap test accounts for
+    inner_tol = max(1e-8, min(1e-2, tol)) if inner_tol is None else inner_tol
+    mu = np.full(T, 1.0 / T) if mu0 is None else np.asarray(mu0, dtype=float).copy()
+    if mu.shape != (T,) or np.any(mu < 0) or mu.sum() <= 0:
+        raise ValueError(f"`mu0` must be a nonnegative vector of length {T} with positive sum. "
+                         f"Got {mu0!r}.")
+    # a label entering with weight 0 would stay at 0 under the multiplicative update
+    mu = np.maximum(mu / mu.sum(), 1e-3 / T)
+    mu /= mu.sum()
+    alpha = alpha0
+    history = []
+    best = None
+    converged = False
+    k = 0
+    for k in range(1, max_alternations + 1):
+        with warnings.catch_warnings():
+            # an inner solve stopped at max_epochs is still a feasible α and a valid upper
+            # value; the master's own saddle gap decides convergence
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            sol = solve_box_qp(factor, rows, signs, c, mu=mu, alpha0=alpha, tol=inner_tol,
+                               random_state=random_state)
+        alpha = sol.alpha
+        q = np.einsum("tr,tr->t", sol.w, sol.w)
+        upper = float(sol.primal_value)
+        lower = float(alpha.sum() - 0.5 * q.max())
+        history.append({"alternation": k, "upper": upper, "lower": lower, "mu": mu.copy()})
+        if best is None or upper < best.value:
+            best = MasterSolution(value=upper, lower=lower, alpha=alpha.copy(), mu=mu.copy(),
+                                  quadratics=q)
+        best.lower = max(best.lower, lower)
+        if upper - best.lower <= tol * max(1.0, abs(upper)) or T == 1:
+            converged = True
+            break
+        norms = mu * np.sqrt(np.maximum(q, 0.0))  # ‖f_t‖ = μ_t ‖R_tᵀα‖
+        if norms.sum() <= 0:
+            converged = True
+            break
+        mu = norms / norms.sum()
+    best.n_alternations = k
+    best.converged = converged
+    best.history = history
+    return best
+
+
+def solve_master(factor, rows, signs, c, master="mklgl", alpha0=None, mu0=None, tol=1e-4,
+                 max_alternations=200, inner_tol=None, solver="SCS", solver_options=None,
+                 random_state=0):
+    """Dispatch to :func:`master_mklgl` (``master="mklgl"``) or :func:`master_cvxpy`."""
+    if master == "mklgl":
+        return master_mklgl(factor, rows, signs, c, alpha0=alpha0, mu0=mu0, tol=tol,
+                            max_alternations=max_alternations, inner_tol=inner_tol,
+                            random_state=random_state)
+    if master == "cvxpy":
+        return master_cvxpy(factor, rows, signs, c, solver=solver, solver_options=solver_options)
+    raise ValueError(f"`master` must be 'mklgl' or 'cvxpy'. Got {master!r} instead.")

@@ -1,0 +1,183 @@
+"""WeakLabelProblem: the one object every solver takes (DESIGN.md §1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import kernels
+from .svm import solve_box_qp
+
+__all__ = ["WeakLabelProblem"]
+
+
+class WeakLabelProblem:
+    r"""A weak-label large-margin problem: ``min_{y ∈ B} J(y)``.
+
+    .. math::
+
+        J(b) = \max_{0 \le \alpha \le c} \; 1^\top\alpha - \tfrac12 \alpha^\top Q_b \alpha,
+        \qquad Q_b = \operatorname{diag}(s_b)\, K[\mathrm{rows}_b, \mathrm{rows}_b]\,
+        \operatorname{diag}(s_b),
+
+        \text{for sign vectors } Q_y = K \circ y y^\top,
+
+    the dual of the SVM without offset ``½‖w‖² + Σ_i c_i max(0, 1 − y_i w·φ(x_i))`` trained on
+    the labeling ``b``. The kernel enters only through a factor ``R`` with ``K ≈ R Rᵀ``.
+
+    Parameters
+    ----------
+    kernel : ndarray of shape (n, n) or None
+        A precomputed PSD kernel matrix. Use ``features=`` instead for the linear kernel on a
+        feature matrix (dense or sparse; never squared into n×n).
+    labelset : LabelSet
+        The feasible labelings B (see :mod:`weakcvx.labelsets`).
+    costs : float, array of shape (m,), or pair
+        Per-point hinge costs ``c_i``; for :class:`~weakcvx.labelsets.SemiSupervised` a pair
+        ``(c_labeled, c_unlabeled)`` is accepted.
+    features : array-like or sparse matrix of shape (n, d), optional
+        Feature matrix for the linear kernel ``K = X Xᵀ``; its rows are the factor.
+    rank : int, optional
+        Use a rank-``rank`` pivoted-Cholesky factor of ``kernel`` (large n).
+    y_true : array of shape (n,), optional
+        True ±1 labels when known (for error reporting in :func:`weakcvx.compare`).
+    name : str, optional
+
+    Attributes
+    ----------
+    factor : ndarray (n, r) or scipy.sparse.csr_matrix (n, d)
+    kernel : ndarray (n, n) or None
+    costs : ndarray (m,)
+    n_samples : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X = np.array([[-2.0, 0.1], [-1.5, 0.0], [1.5, 0.2], [2.0, -0.1]])
+    >>> y_known = np.array([-1, 0, 0, 1])
+    >>> problem = wc.WeakLabelProblem(features=X, labelset=wc.labelsets.SemiSupervised(y_known))
+    >>> value, alpha = problem.J(np.array([-1, -1, 1, 1]))
+    >>> round(value, 3)
+    0.64
+    """
+
+    def __init__(self, kernel=None, labelset=None, costs=1.0, *, features=None, rank=None,
+                 y_true=None, name=None):
+        if labelset is None:
+            raise ValueError("`labelset` is required: a weakcvx.labelsets.LabelSet instance.")
+        if (kernel is None) == (features is None):
+            raise ValueError(
+                "Exactly one of `kernel` (an (n, n) kernel matrix) and `features` (an (n, d) "
+                f"feature matrix) must be given. Got kernel={type(kernel).__name__}, "
+                f"features={type(features).__name__}."
+            )
+        if features is not None:
+            if sp.issparse(features):
+                X = sp.csr_matrix(features, dtype=float)
+                X.sort_indices()
+                if not np.all(np.isfinite(X.data)):
+                    raise ValueError("`features` must contain only finite values. Got NaN or inf.")
+            else:
+                X = np.asarray(features, dtype=float)
+                if X.ndim != 2:
+                    raise ValueError(f"`features` must be 2-D (n, d). Got shape {X.shape}.")
+                if not np.all(np.isfinite(X)):
+                    raise ValueError("`features` must contain only finite values. Got NaN or inf.")
+                X = np.ascontiguousarray(X)
+            self.factor = X
+            self.kernel = None
+        else:
+            K = kernels.check_kernel_matrix(kernel)
+            self.kernel = K
+            self.factor = kernels.factor(K, rank=rank)
+        self.n_samples = self.factor.shape[0]
+        if labelset.n_samples != self.n_samples:
+            raise ValueError(
+                f"`labelset` has {labelset.n_samples} points but the kernel/features have "
+                f"{self.n_samples} rows."
+            )
+        self.labelset = labelset
+        self.costs = np.asarray(labelset.per_point_costs(costs), dtype=float)
+        if y_true is not None:
+            y_true = np.asarray(y_true, dtype=float)
+            if y_true.shape != (self.n_samples,) or not np.all(np.isin(y_true, (-1.0, 1.0))):
+                raise ValueError(
+                    f"`y_true` must be a ±1 vector of length {self.n_samples}. Got shape "
+                    f"{y_true.shape} with values {np.unique(y_true)[:5]}."
+                )
+        self.y_true = y_true
+        self.name = name or type(labelset).__name__
+
+    # -- label kernels ------------------------------------------------------------------------
+    def support(self, b):
+        """``(rows, signs)`` of the label kernel of ``b`` (see the label-set protocol)."""
+        rows, signs = self.labelset.support(b)
+        return np.asarray(rows, dtype=np.int64), np.asarray(signs, dtype=float)
+
+    def stack(self, working_set):
+        """Stack the supports of a list of labelings into ``(rows (T, m), signs (T, m))``."""
+        supports = [self.support(b) for b in working_set]
+        rows = np.ascontiguousarray(np.stack([s[0] for s in supports]))
+        signs = np.ascontiguousarray(np.stack([s[1] for s in supports]))
+        return rows, signs
+
+    def kernel_matrix(self):
+        """The dense kernel ``K`` (formed from the factor if needed; small problems only)."""
+        if self.kernel is not None:
+            return self.kernel
+        R = self.factor
+        K = R @ R.T
+        return K.toarray() if sp.issparse(K) else np.asarray(K)
+
+    def label_kernel(self, b):
+        """Dense ``Q_b`` (small problems, tests and CVXPY references only)."""
+        rows, signs = self.support(b)
+        K = self.kernel_matrix()
+        return signs[:, None] * K[np.ix_(rows, rows)] * signs[None, :]
+
+    def quadratic(self, alpha, b):
+        """``αᵀ Q_b α = ‖R_bᵀ α‖²`` without forming Q_b."""
+        rows, signs = self.support(b)
+        v = self.factor[rows].T @ (alpha * signs)
+        return float(np.dot(v, v))
+
+    # -- the SVM value of one labeling ---------------------------------------------------------
+    def J(self, b, alpha0=None, tol=1e-6, max_epochs=5000):
+        """SVM objective ``J(b)`` of a labeling and the dual solution.
+
+        Returns the primal value at the solver's solution (an upper estimate of ``J(b)`` whose
+        gap is below the solver tolerance), so it is a valid upper bound of the MIP.
+
+        Returns
+        -------
+        value : float
+        alpha : ndarray (m,)
+        """
+        rows, signs = self.support(b)
+        sol = solve_box_qp(self.factor, rows, signs, self.costs, alpha0=alpha0, tol=tol,
+                           max_epochs=max_epochs)
+        return float(sol.primal_value), sol.alpha
+
+    def dual_coef(self, alpha, working_set, mu):
+        """Coefficients ``β`` over the training points with ``f(x) = Σ_i β_i k(x_i, x)``:
+        ``β = Σ_t μ_t Σ_j α_j s_tj e_{rows_tj}`` (WellSVM's prediction function)."""
+        beta = np.zeros(self.n_samples)
+        for mu_t, b in zip(mu, working_set):
+            rows, signs = self.support(b)
+            np.add.at(beta, rows, mu_t * alpha * signs)
+        return beta
+
+    def decision_scores(self, alpha, working_set, mu):
+        """Training scores ``f(x_j) = Σ_t μ_t Σ_i α_i s_ti k(x_{rows_ti}, x_j)`` for all points."""
+        R = self.factor
+        w = np.zeros(R.shape[1])
+        for mu_t, b in zip(mu, working_set):
+            rows, signs = self.support(b)
+            w += mu_t * (R[rows].T @ (alpha * signs))
+        return np.asarray(R @ w).ravel()
+
+    def __repr__(self):
+        kind = "linear features" if self.kernel is None else "kernel"
+        return (f"WeakLabelProblem(name={self.name!r}, n_samples={self.n_samples}, {kind}, "
+                f"labelset={type(self.labelset).__name__})")

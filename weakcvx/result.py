@@ -1,0 +1,90 @@
+"""One result object for every method, and the library's exceptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SolveResult", "SolverError"]
+
+
+class SolverError(RuntimeError):
+    """A solver failed and no usable answer exists.
+
+    The message names the solver and the status it returned.
+    """
+
+    def __init__(self, solver: str, status: str, detail: str = ""):
+        self.solver = solver
+        self.status = status
+        msg = f"solver {solver!r} failed with status {status!r}"
+        if detail:
+            msg += f": {detail}"
+        super().__init__(msg)
+
+
+@dataclass
+class SolveResult:
+    """The answer of :func:`weakcvx.solve` for one method.
+
+    Attributes
+    ----------
+    method : str
+        ``"label_generation"``, ``"sdp"``, ``"exact"`` or ``"alternating"``.
+    value : float
+        The method's objective: a lower bound of the MIP for ``"sdp"``, the master value over the
+        final working set for ``"label_generation"`` (a certified lower bound when the violated
+        label search was exact), the MIP optimum for ``"exact"``, ``J(labels)`` for
+        ``"alternating"``.
+    labels : ndarray
+        A feasible element of the label set (for sign-vector sets, ``+1``/``-1`` per point).
+    upper_bound : float
+        ``J(labels)``: the SVM objective of the feasible labeling, an upper bound of the MIP.
+    certified : bool
+        Whether ``value`` is certified: a proven lower bound (``"sdp"``, ``"label_generation"``
+        with ``oracle="exact"``) or a proven optimum (``"exact"`` that finished).
+    status : str
+        ``"optimal"``, ``"converged"``, ``"max_iter"``, ``"time_limit"``, ``"node_limit"``...
+    message : str
+        Human-readable explanation of the status.
+    n_iter : int
+        Iterations (cutting-plane rounds, alternations, nodes...).
+    seconds : float
+        Wall-clock time of the solve.
+    history : list of dict
+        One record per iteration (method-specific keys, always including ``"value"``).
+    alpha, mu, working_set :
+        Dual variables, kernel weights and the final working set (label-generation methods).
+    extra : dict
+        Anything else the method reports (e.g. ``n_nodes``, the SDP matrix ``M``).
+    """
+
+    method: str
+    value: float
+    labels: np.ndarray
+    upper_bound: float
+    certified: bool = False
+    status: str = "optimal"
+    message: str = ""
+    n_iter: int = 0
+    seconds: float = 0.0
+    history: list = field(default_factory=list)
+    alpha: np.ndarray | None = None
+    mu: np.ndarray | None = None
+    working_set: list | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """``upper_bound - value``: the certified duality gap when ``certified``."""
+        return float(self.upper_bound - self.value)
+
+    def __repr__(self) -> str:
+        kind = "certified" if self.certified else "not certified"
+        return (
+            f"SolveResult(method={self.method!r}, value={self.value:.6g} ({kind}), "
+            f"upper_bound={self.upper_bound:.6g}, status={self.status!r}, "
+            f"n_iter={self.n_iter}, seconds={self.seconds:.3g})"
+        )
