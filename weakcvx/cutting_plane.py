@@ -62,11 +62,66 @@ def _linearisation(problem, alpha, b_hat, scores):
     return r + 1e-6 * problem.costs * scores
 
 
-def _most_violated_sorting(problem, alpha, b_hat, scores):
+def _ascend(problem, alpha, b, tiebreak, max_steps=10):
+    """Linearise-and-sort ascent on the convex function ``b ↦ αᵀQ_bα``: repeat
+    ``b ← argmax_{b'∈B} (H b)ᵀb'`` to a fixed point. Each step cannot decrease ``αᵀQ_bα``
+    (WellSVM Prop. 4: ``(b'−b)ᵀH(b'−b) ≥ 0``)."""
+    labelset = problem.labelset
+    for _ in range(max_steps):
+        b_new = labelset.argmax(_linearisation(problem, alpha, b, tiebreak))
+        if np.array_equal(b_new, b):
+            break
+        b = b_new
+    return b, problem.quadratic(alpha, b)
+
+
+def _eigen_directions(problem, alpha, k=2):
+    """Scores of all points along the leading eigen-directions of ``H = diag(α) K diag(α)``
+    (the top right singular vectors ``u`` of ``diag(α) R``, extended to every point as ``R u``)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import svds
+
+    R = problem.factor
+    A = sp.diags(alpha) @ R if sp.issparse(R) else alpha[:, None] * R
+    k = min(k, min(A.shape) - 1)
+    if k < 1:
+        return []
+    try:
+        if sp.issparse(A) or min(A.shape) > 200:
+            _, _, Vt = svds(A, k=k, tol=1e-4, maxiter=200, random_state=0)
+        else:
+            _, _, Vt = np.linalg.svd(A, full_matrices=False)
+            Vt = Vt[:k]
+    except Exception:  # ARPACK failure: the other starts remain
+        return []
+    return [np.asarray(R @ v).ravel() for v in Vt]
+
+
+def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4):
+    r"""A violated label by sorting oracles only (no enumeration).
+
+    WellSVM's step linearises ``bᵀHb`` at ``b̂ = argmax_{b∈C} αᵀQ_bα`` and sorts once. That can
+    stall at labels that follow the current classifier. Here the linearise-and-sort step is
+    iterated to a fixed point (monotone in ``αᵀQ_bα``) from several starts: ``b̂``, the next
+    labels of C by ``αᵀQ_bα``, and the signs of the leading eigen-directions of H (whose
+    tie-break follows the direction itself). The most violated result is returned.
+    """
     labelset = problem.labelset
     if hasattr(labelset, "most_violated"):
-        return labelset.most_violated(problem, alpha, b_hat, scores)
-    return labelset.argmax(_linearisation(problem, alpha, b_hat, scores))
+        t_hat = int(np.argmax(quadratics))
+        return labelset.most_violated(problem, alpha, working_set[t_hat], scores)
+    best_b, best_q = None, -np.inf
+    for t in np.argsort(-np.asarray(quadratics))[:n_starts]:
+        b, q = _ascend(problem, alpha, working_set[t], scores)
+        if q > best_q:
+            best_b, best_q = b, q
+    for v in _eigen_directions(problem, alpha):
+        for direction in (v, -v):
+            b0 = labelset.argmax(alpha * direction + 1e-6 * problem.costs * direction)
+            b, q = _ascend(problem, alpha, b0, direction)
+            if q > best_q:
+                best_b, best_q = b, q
+    return best_b
 
 
 def _all_quadratics(problem, alpha, elements):
@@ -93,9 +148,36 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
+def round_relaxation(problem, alpha, working_set, mu, polish=True):
+    r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
+
+    Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
+    M (both signs; DESIGN §3.6's rank-1 recovery) and the heaviest label of C; the one with the
+    lowest ``J`` is then polished by alternating (SVM fit / exact relabeling), which can only
+    lower ``J``. Returns ``(labels, J)``.
+    """
+    labelset = problem.labelset
+    scores = problem.decision_scores(alpha, working_set, mu)
+    candidates = [working_set[int(np.argmax(mu))]]
+    if getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
+        Y = np.stack(working_set) * np.sqrt(mu)[:, None]  # M = Yᵀ Y
+        u = np.linalg.svd(Y, full_matrices=False)[2][0]
+        u = u + 1e-9 * scores  # points every label agrees on are tied; follow f
+        candidates += [labelset.argmax(u), labelset.argmax(-u)]
+    labels, value, _ = round_scores(problem, scores, candidates)
+    if polish:
+        from .local import alternating
+
+        res = alternating(problem, initial=labels, max_iter=20)
+        if res.upper_bound < value:
+            labels, value = res.labels, res.upper_bound
+    return labels, value
+
+
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=1e-3,
-                     max_iter=50, master=None, master_tol=1e-4, max_alternations=200,
-                     enumeration_limit=None, verbose=0, random_state=0, callback=None):
+                     max_iter=100, master=None, master_tol=1e-4, max_alternations=20,
+                     enumeration_limit=None, patience=3, verbose=0, random_state=0,
+                     callback=None):
     r"""WellSVM's convex relaxation by label generation (cutting planes + MKL).
 
     Solves ``min_{μ ∈ Δ(B)} max_{α ∈ A} 1ᵀα − ½αᵀ(Σ_b μ_b Q_b)α`` by growing a working set C.
@@ -113,7 +195,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     epsilon : float
         Violation threshold, relative: stop when ``αᵀQ_{b*}α ≤ αᵀQ_{b̂}α + 2ε·max(1, value)``.
     tol : float
-        Stop when the master value decreases by less than ``tol`` (relative) in one round.
+        Stop when the master value decreases by less than ``tol`` (relative) in ``patience``
+        consecutive rounds.
     max_iter : int
         Maximum cutting-plane rounds.
     master : {"mklgl", "cvxpy"} or None
@@ -122,7 +205,9 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         whose problems are tiny and whose certified value is only as tight as the master's α
         (MKLGL converges slowly at tight tolerances).
     master_tol, max_alternations :
-        Tolerance and alternation cap of the MKLGL master.
+        Tolerance and alternation cap of the MKLGL master in each round (warm-started, so the
+        rounds together converge; DESIGN §3.3). After the last round the master over the final
+        working set is solved once more with 10× the cap, and that value is reported.
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
@@ -132,8 +217,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     -------
     SolveResult
         ``value``: master value over the final working set (certified lower bound of the MIP when
-        ``oracle="exact"``); ``labels``: the rounding of ``f(x_i) = Σ_t μ_t Σ_j α_j b_tj K_ij`` (or
-        the heaviest label of C when it has lower J); ``upper_bound = J(labels)``.
+        ``oracle="exact"``); ``labels``: the rounding of the relaxation
+        (:func:`round_relaxation`); ``upper_bound = J(labels)``.
 
     Examples
     --------
@@ -172,6 +257,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     history = []
     status, message = "max_iter", f"stopped after max_iter={max_iter} rounds"
     previous = np.inf
+    stalled = 0
     sol = None
     it = 0
     for it in range(1, max_iter + 1):
@@ -189,7 +275,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
             j = int(np.argmax(q_all))
             b_star, q_star = elements[j], float(q_all[j])
         else:
-            b_star = _most_violated_sorting(problem, alpha, working_set[t_hat], scores)
+            b_star = _most_violated_sorting(problem, alpha, working_set, sol.quadratics, scores)
             q_star = problem.quadratic(alpha, b_star)
         violation = q_star - q_hat
         record = {"iteration": it, "value": value, "lower": sol.lower, "violation": violation,
@@ -204,16 +290,29 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         if violation <= 2 * epsilon * max(1.0, abs(value)):
             status, message = "converged", "no violated label (WellSVM Algorithm 1 test)"
             break
-        if np.isfinite(previous) and previous - value < tol * max(1.0, abs(previous)):
-            status, message = "converged", "relative decrease of the master value below tol"
+        # The paper's second test ("the decrease of the objective is below a threshold") alone
+        # stops too early: a freshly added label may not lower the master value at once while
+        # the violation is still large. Stop only after `patience` stalled rounds in a row.
+        stalled = stalled + 1 if previous - value < tol * max(1.0, abs(previous)) else 0
+        if stalled >= patience:
+            status, message = "converged", (f"relative decrease of the master value below tol "
+                                            f"for {patience} rounds")
             break
         if any(np.array_equal(b_star, b) for b in working_set):
             status, message = "converged", "the oracle returned a label already in the working set"
             break
         previous = value
+        if it == max_iter:
+            break  # the master over the final working set is the one just solved
         working_set.append(np.asarray(b_star, dtype=float))
         mu = np.append(mu * (1 - 1 / len(working_set)), 1 / len(working_set))
 
+    if master == "mklgl" and not sol.converged:
+        rows, signs = problem.stack(working_set)
+        sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
+                           tol=master_tol, max_alternations=10 * max_alternations,
+                           random_state=random_state)
+        alpha, mu = sol.alpha, sol.mu
     value = float(sol.value)
     certified = False
     extra = {"master_value": value, "master_lower": float(sol.lower), "oracle": oracle}
@@ -221,10 +320,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         q_all = _all_quadratics(problem, alpha, elements)
         value = float(alpha.sum() - 0.5 * q_all.max())
         certified = True
-    scores = problem.decision_scores(alpha, working_set, mu)
-    heaviest = working_set[int(np.argmax(mu))]
-    labels, upper, _ = round_scores(problem, scores, candidates=[heaviest])
-    extra["scores"] = scores
+    labels, upper = round_relaxation(problem, alpha, working_set, mu)
+    extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,
                        certified=certified, status=status, message=message, n_iter=it,
                        seconds=time.perf_counter() - start, history=history, alpha=alpha, mu=mu,

@@ -54,10 +54,16 @@ class KernelModelMixin:
             K = kernels.check_kernel_matrix(X, name="X")
             self._gamma = None
         else:
-            self._kernel_fn, self._gamma = kernels.kernel_function(
+            _, self._gamma = kernels.kernel_function(
                 self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
-            K = self._kernel_fn(X)
+            K = self._kernel(X)
         return {"kernel": K + s * s}
+
+    def _kernel(self, X, Y=None):
+        """The fitted kernel (gamma resolved on the training data); picklable, unlike a closure."""
+        if self.kernel == "rbf":
+            return kernels.rbf(X, Y, gamma=self._gamma)
+        return kernels.polynomial(X, Y, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
 
     def _store_model(self, X, problem, result):
         beta = problem.dual_coef(result.alpha, result.working_set, result.mu)
@@ -93,4 +99,4 @@ class KernelModelMixin:
                                  f"({self.dual_coef_.shape[0]}) for kernel='precomputed'. "
                                  f"Got {X.shape[1]}.")
             return X @ self.dual_coef_ + self.intercept_
-        return self._kernel_fn(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
+        return self._kernel(X, self.X_fit_) @ self.dual_coef_ + self.intercept_

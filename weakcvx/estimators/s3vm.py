@@ -19,6 +19,9 @@ def check_semi_supervised_target(y, n_samples):
     """Validate scikit-learn's semi-supervised targets: ``-1`` marks unlabeled points, the other
     values form exactly two classes. Returns ``(classes, y_known)`` with ``y_known`` in
     {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}."""
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None: "
+                         "give the class of each point and -1 for unlabeled points.")
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
@@ -30,6 +33,10 @@ def check_semi_supervised_target(y, n_samples):
                          f"semi-supervised convention). Got dtype {y.dtype}.")
     labeled = y != -1
     classes = np.unique(y[labeled])
+    if classes.size > 2:
+        raise ValueError("Only binary classification is supported: `y` must contain exactly two "
+                         "classes among labeled points (entries other than -1). Got classes "
+                         f"{classes.tolist()}.")
     if classes.size != 2:
         raise ValueError("`y` must contain exactly two classes among labeled points (entries "
                          f"other than -1). Got classes {classes.tolist()}.")
@@ -78,7 +85,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Value of the constant feature that models the offset (0 for no offset).
     tol : float, default=1e-3
         Relative tolerance of the cutting-plane loop (WellSVM uses 1e-3).
-    max_iter : int, default=50
+    max_iter : int, default=100
+        Maximum cutting-plane rounds (or alternations).
     oracle : {"sorting", "exact"}, default="sorting"
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
     random_state : int, RandomState or None
@@ -133,7 +141,7 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, relaxation="label_generation", kernel="rbf", C=1.0, C_unlabeled=None,
                  gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
-                 intercept_scaling=1.0, tol=1e-3, max_iter=50, oracle="sorting",
+                 intercept_scaling=1.0, tol=1e-3, max_iter=100, oracle="sorting",
                  random_state=None, verbose=0):
         self.relaxation = relaxation
         self.kernel = kernel
