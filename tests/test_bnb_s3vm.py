@@ -320,13 +320,14 @@ def _check_two_moons(seed):
     assert np.mean(clf.predict(X_test) != (y_test > 0)) <= 0.05
 
 
-def test_two_moons_certified_optimum_fast_seed():
-    _check_two_moons(2)
+@pytest.mark.parametrize("seed", [2, 3, 6])  # 160–370 nodes, well under a second each
+def test_two_moons_certified_optimum(seed):
+    _check_two_moons(seed)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [0, 1, 3, 4, 5])
-def test_two_moons_certified_optimum(seed):
+@pytest.mark.parametrize("seed", [0, 1, 5, 7, 18])  # 1100–3700 nodes, 1–5 s each
+def test_two_moons_certified_optimum_harder_seeds(seed):
     _check_two_moons(seed)
 
 
@@ -361,9 +362,8 @@ def test_estimator_attributes_and_classes():
     np.testing.assert_array_equal(clf.predict(X), np.where(scores > 0, 7, 3))
     # on the training points the decision function is the node SVM's
     np.testing.assert_allclose(scores, clf.result_.extra["decision"], atol=1e-10)
-    # the transduction is the sign of f on the training points (the optimum labels each point
-    # on its side of the margin or inside it)
-    assert 0.0 <= clf.score(X, np.where(y_true > 0, 7, 3)) <= 1.0
+    assert clf.score(X, np.where(y_true > 0, 7, 3)) == np.mean(
+        clf.predict(X) == np.where(y_true > 0, 7, 3))
     # balance: n₊ = labeled ratio times u
     n_pos = np.sum(clf.transduction_[~labeled] == 7)
     assert n_pos == int(np.floor(np.sum(~labeled) * np.mean(y[labeled] == 1) + 0.5))

@@ -9,9 +9,10 @@ feasible labeling), and the scikit-learn estimators wrap it.
 
 import logging
 
-from . import datasets, kernels, labelsets
+from . import datasets, kernels, labelsets, ladder
 from .api import solve
-from .estimators import S3VM, MaxMarginClustering
+from .ladder import compare
+from .estimators import S3VM, BranchAndBoundS3VM, MaxMarginClustering
 from .problem import WeakLabelProblem
 from .result import SolveResult, SolverError
 
@@ -22,10 +23,12 @@ logging.getLogger("weakcvx").addHandler(logging.NullHandler())
 __all__ = [
     "WeakLabelProblem",
     "solve",
+    "compare",
     "SolveResult",
     "SolverError",
     "S3VM",
     "MaxMarginClustering",
+    "BranchAndBoundS3VM",
     "datasets",
     "kernels",
     "labelsets",

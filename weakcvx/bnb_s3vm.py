@@ -1,40 +1,47 @@
 r"""Branch and bound for the semi-supervised SVM of Chapelle, Sindhwani & Keerthi (NIPS 2006).
 
-The problem (paper eq. 1 with p = 2 and C* = C, eq. 2, eq. 3): with labeled points L₀, unlabeled
-points U (u = |U|) and the number of positives n₊ = r·u among them,
+The problem (paper eq. 1 with p = 2 and C* = C, eq. 2, eq. 3): with labeled points L₀,
+unlabeled points U (u = |U|) and the number of positives n₊ = r·u among them,
 
 .. math::
 
     \min_{y_U \in \{-1,+1\}^u,\ \sum_{i \in U} \max(y_i, 0) = n_+} J(y_U), \qquad
-    J(y_U) = \min_{w, b}\ \tfrac12 \|w\|^2 + C \sum_{i=1}^n \max(0, 1 - y_i (w \cdot \phi(x_i) + b))^2 .
+    J(y_U) = \min_{w, b}\ \tfrac12 \|w\|^2
+             + C \sum_{i=1}^n \max(0, 1 - y_i (w \cdot \phi(x_i) + b))^2 .
 
-A node of the tree is a partial labeling ``L ⊇ L₀``. Its lower bound is ``s(L)`` (eq. 6), the same
-SVM trained on the points of ``L`` only (the unlabeled points' dual variables set to 0 are dual
-feasible, §4). With the squared hinge and an offset, ``s(L)`` is solved exactly by a primal
+A node of the tree is a partial labeling ``L ⊇ L₀``. Its lower bound is ``s(L)`` (eq. 6), the
+same SVM trained on the points of ``L`` only (the unlabeled points' dual variables set to 0 are
+dual feasible, §4). With the squared hinge and an offset, ``s(L)`` is solved exactly by a primal
 Newton / active-set method: for the support vectors ``sv = {i : y_i f(x_i) < 1}`` the optimality
-conditions are the bordered linear system
+conditions are the bordered linear system ``M z = (0, y_sv)``,
 
 .. math::
 
-    \begin{pmatrix} 0 & 1^\top \\ 1 & K_{sv} + I/(2C) \end{pmatrix}
-    \begin{pmatrix} b \\ \beta_{sv} \end{pmatrix} = \begin{pmatrix} 0 \\ y_{sv} \end{pmatrix},
-    \qquad f(x) = \sum_{i \in sv} \beta_i k(x_i, x) + b,\quad
-    s(L) = \tfrac12 \beta_{sv}^\top y_{sv},
+    M = \begin{pmatrix} 0 & 1^\top \\ 1 & K_{sv} + I/(2C) \end{pmatrix},\quad
+    z = \begin{pmatrix} b \\ \beta_{sv} \end{pmatrix},\qquad
+    f(x) = \sum_{i \in sv} \beta_i k(x_i, x) + b,\quad
+    s(L) = \tfrac12 \beta_{sv}^\top y_{sv} = \tfrac12 (0, y_{sv})^\top M^{-1} (0, y_{sv}),
 
-(``α_i = y_i β_i = 2C(1 − y_i f(x_i)) > 0``). We keep the inverse of this matrix (bias row
-first). Adding a point ``x`` with label ``y`` borders it once more: with
-``v = (1, k(x_{sv}, x))`` and ``σ = k(x, x) + 1/(2C) − vᵀ M⁻¹ v = S_x + 1/(2C)`` the block inverse
-formula gives the new inverse in O(m²) and the new solution
+(``α_i = y_i β_i = 2C(1 − y_i f(x_i)) > 0``). We keep ``M⁻¹`` (bias row first).
+
+Derivation of eq. 8 (the paper omits the proof). Adding a point ``x`` with label ``y`` borders
+``M`` with ``v = (1, k(x_sv, x))`` and ``d = k(x, x) + 1/(2C)``. With ``u = M⁻¹v`` and the Schur
+complement ``σ = d − vᵀu = S_x + 1/(2C)``, the block inverse is
+``[[M⁻¹ + uuᵀ/σ, −u/σ], [−uᵀ/σ, 1/σ]]`` (O(m²)); since ``uᵀ(0, y_sv) = vᵀz = f(x)``,
 
 .. math::
 
-    (b, \beta_{sv}, \beta_x)' = \big((b, \beta_{sv}) - \delta\, M^{-1} v,\ \delta\big),\quad
-    \delta = \frac{y - f(x)}{\sigma},\qquad
-    s(L \cup \{x, y\}) = s(L) + \frac{\max(0, 1 - y f(x))^2}{2 S_x + 1/C},
+    z' = \big(z - \delta u,\ \delta\big),\quad \delta = \frac{y - f(x)}{\sigma},\qquad
+    s(L \cup \{x, y\}) = s(L) + \frac{(y - f(x))^2}{2\sigma}
+                       = s(L) + \frac{\max(0, 1 - y f(x))^2}{2 S_x + 1/C},
 
-which is eq. 8 (Proposition 1) and exact whenever the support set does not change otherwise.
-When it does, Newton steps with an exact line search on the piecewise-quadratic objective
-(finite Newton method) follow, each refactorising the bordered matrix.
+the max covering ``y f(x) ≥ 1`` (``x`` is then no support vector and nothing moves). This is
+exact whenever the support set does not change otherwise. When it does, Newton steps follow
+(full steps when they decrease the objective, else an exact line search on the
+piecewise-quadratic objective: the finite Newton method), and ``M⁻¹`` follows the support set
+by block downdates (points leaving) and borderings (points entering), refactorised from a
+Cholesky factor of ``K_sv + I/(2C)`` when more than half of the set changes or the residual of
+the system drifts.
 
 Branching is eq. 7: the unassigned point ``x*`` and label ``y*`` maximising the add-one-in
 estimate of ``s(L ∪ {x, y})``; the branch ``−y*`` (the most likely label) is explored first.
@@ -267,8 +274,8 @@ class _Solver:
 
     def _newton(self, y, L, beta, b, f, A, inverse=None, solution=None):
         """Minimise ½βᵀKβ + C Σ_{i∈L} max(0, 1 − y_i f_i)² from the point (β, b, f), whose
-        active set ``{i ∈ L : y_i f_i < 1}`` is ``A``; ``inverse``/``solution`` of A's
-        bordered system when already known.
+        active set ``{i ∈ L : y_i f_i < 1}`` is ``A``; ``inverse``/``solution`` of A's bordered
+        system when already known.
 
         Each iteration jumps to the Newton point of the active set (the solution of its
         bordered system). It is the optimum when its own active set is the same; otherwise the

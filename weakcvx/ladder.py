@@ -118,14 +118,14 @@ class LadderTable:
 
     def __str__(self):
         head = f"Ladder of bounds — {self.problem_name}" if self.problem_name else "Ladder of bounds"
-        lines = [head, f"{'method':<26}{'value':>12}  {'what it is':<13}{'J(labels)':>12}"
+        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<13}{'J(labels)':>12}"
                  f"{'error':>8}{'seconds':>9}  status"]
         for rec in self.to_records():
             value = "—" if rec["value"] is None else f"{rec['value']:.5g}"
             J = "—" if rec["J_labels"] is None else f"{rec['J_labels']:.5g}"
             err = "—" if rec["error"] is None else f"{100 * rec['error']:.1f}%"
             sec = "—" if rec["seconds"] is None else f"{rec['seconds']:.2f}"
-            lines.append(f"{rec['method']:<26}{value:>12}  {rec['kind']:<13}{J:>12}{err:>8}"
+            lines.append(f"{rec['method']:<32}{value:>12}  {rec['kind']:<13}{J:>12}{err:>8}"
                          f"{sec:>9}  {rec['status']}")
         lb, ub = self.best_lower_bound, self.best_upper_bound
         if lb is not None and ub is not None:
@@ -150,7 +150,7 @@ class LadderTable:
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(7, 0.6 * len(self.rungs) + 1.6))
+            _, ax = plt.subplots(figsize=(8, 0.6 * len(self.rungs) + 2.6))
         names, ys = [], []
         for i, r in enumerate(self.rungs):
             y = len(self.rungs) - 1 - i
@@ -178,10 +178,12 @@ class LadderTable:
         ax.set_yticks(ys)
         ax.set_yticklabels(names)
         ax.set_xlabel("objective (SVM dual value)")
-        ax.set_title(f"Ladder of bounds{': ' + self.problem_name if self.problem_name else ''}")
+        title = "Ladder of bounds" + (f"\n{self.problem_name}" if self.problem_name else "")
+        ax.set_title(title, fontsize=10)
         handles, labels = ax.get_legend_handles_labels()
         uniq = dict(zip(labels, handles))
-        ax.legend(uniq.values(), uniq.keys(), loc="best", fontsize=8)
+        ax.legend(uniq.values(), uniq.keys(), loc="upper center", bbox_to_anchor=(0.5, -0.18),
+                  ncol=3, fontsize=8, frameon=False)
         ax.grid(axis="x", alpha=0.3)
         ax.figure.tight_layout()
         return ax

@@ -15,6 +15,10 @@ BENCHMARKS = {
                "S3VM linear kernel on 100k x 20k sparse rows vs one LinearSVC fit"),
     "ssl-uci": ("weakcvx.bench.core:bench_ssl_uci",
                 "WellSVM Table 3 protocol (10% labeled) on shipped UCI sets"),
+    "two-moons": ("weakcvx.bench.two_moons:bench_two_moons",
+                  "Chapelle et al. 2006 Table 1: exact S3VM by branch and bound on two moons"),
+    "sdp": ("weakcvx.bench.sdp:bench_sdp",
+            "SDP relaxation: SCS / Clarabel / CVXOPT at n = 50, 100, 200"),
 }
 
 

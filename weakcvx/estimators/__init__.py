@@ -1,7 +1,8 @@
 """scikit-learn estimators: thin wrappers that validate input, build a WeakLabelProblem and call
 :func:`weakcvx.solve`."""
 
+from .bnb import BranchAndBoundS3VM
 from .clustering import MaxMarginClustering
 from .s3vm import S3VM
 
-__all__ = ["S3VM", "MaxMarginClustering"]
+__all__ = ["S3VM", "MaxMarginClustering", "BranchAndBoundS3VM"]

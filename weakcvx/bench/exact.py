@@ -1,0 +1,99 @@
+"""Benchmark of the exact solver: branch and bound on two moons (Chapelle et al. 2006 setting)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+#: Sizes of the sweep; it stops, per bound, at the first size some seed does not certify.
+SIZES = (20, 40, 60, 80, 100, 150, 200, 250, 300, 400, 500)
+
+
+def _two_moons_problem(n, seed):
+    import weakcvx as wc
+
+    X, y_true, y_known = wc.datasets.make_two_moons(n, n_labeled=2, random_state=seed)
+    return wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+                               wc.labelsets.SemiSupervised(y_known), costs=10.0, y_true=y_true)
+
+
+def bench_bnb(quick=False):
+    """Branch and bound on two moons (2 labeled points, RBF gamma=2, C=10): nodes and seconds
+    with ``bound="svm"`` (Chapelle et al.) and ``bound="hull"`` for growing n, and the largest n
+    certified within the time limit with each.
+
+    Full run: seeds 0, 1, 2 per size, 10 minutes per run. ``quick``: seed 0 only and a budget
+    of 2 minutes per bound for the whole sweep (each run gets what is left of it). The sweep of
+    a bound stops at the first run that does not certify. Times include the incumbent seed
+    (rounding of the convex-hull relaxation, ``SEED_MAX_ITER`` label-generation rounds), shown
+    apart in the column "seed s".
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    from weakcvx.exact import branch_and_bound
+
+    seeds = (0,) if quick else (0, 1, 2)
+    run_limit = 600.0
+    budget = 120.0 if quick else np.inf
+    print(f"branch and bound on two moons (2 labeled, gamma=2, C=10); seeds {list(seeds)}; "
+          + ("budget 120 s per bound" if quick else "time limit 600 s per run"))
+    print(f"{'bound':>6} {'n':>5} {'seed':>4} {'nodes':>9} {'seconds':>9} {'ms/node':>8} "
+          f"{'seed s':>7} {'status':>11} {'optimum/LB':>11} {'J(true)':>9} {'seed J':>9} "
+          f"{'accuracy':>8}")
+    records = []
+    largest = {}
+    for bound in ("svm", "hull"):
+        spent = 0.0
+        largest[bound] = None
+        for n in SIZES:
+            all_certified = True
+            for seed in seeds:
+                limit = min(run_limit, budget - spent)
+                if limit <= 1.0:
+                    all_certified = False
+                    break
+                problem = _two_moons_problem(n, seed)
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    res = branch_and_bound(problem, bound=bound, time_limit=limit)
+                seconds = time.perf_counter() - t0
+                spent += seconds
+                J_true = problem.J(problem.y_true)[0]
+                nodes = res.extra["n_nodes"]
+                accuracy = float(np.mean(res.labels == problem.y_true))
+                print(f"{bound:>6} {n:>5} {seed:>4} {nodes:>9} {seconds:>9.2f} "
+                      f"{1e3 * seconds / max(nodes, 1):>8.2f} "
+                      f"{res.extra['seed']['seconds']:>7.2f} {res.status:>11} "
+                      f"{res.value:>11.5g} {J_true:>9.5g} {res.extra['seed']['value']:>9.5g} "
+                      f"{accuracy:>8.2f}", flush=True)
+                records.append({"bound": bound, "n": n, "seed": seed, "nodes": nodes,
+                                "seconds": seconds, "status": res.status,
+                                "certified": res.certified, "value": res.value,
+                                "upper_bound": res.upper_bound, "J_true": J_true,
+                                "seed_value": res.extra["seed"]["value"],
+                                "seed_seconds": res.extra["seed"]["seconds"],
+                                "accuracy": accuracy})
+                if not res.certified:
+                    all_certified = False
+                    break
+            if not all_certified:
+                break
+            largest[bound] = n
+    for bound, n in largest.items():
+        limit = "the 2-minute budget" if quick else "10 minutes per run"
+        print(f"largest n certified with bound={bound!r} within {limit}: {n}")
+    both = {}
+    for r in records:
+        both.setdefault((r["n"], r["seed"]), {})[r["bound"]] = r
+    rows = [(k, v) for k, v in sorted(both.items()) if len(v) == 2
+            and v["svm"]["certified"] and v["hull"]["certified"]]
+    if rows:
+        saved = [1 - v["hull"]["nodes"] / v["svm"]["nodes"] for _, v in rows]
+        ratio = [v["hull"]["seconds"] / v["svm"]["seconds"] for _, v in rows]
+        print(f"hull vs svm on the {len(rows)} runs both certified: nodes saved "
+              f"{np.median(saved):.0%} (median; range {min(saved):.0%} to {max(saved):.0%}), "
+              f"time ratio {np.median(ratio):.2f} (median)")
+    return {"records": records, "largest_certified": largest}
