@@ -13,6 +13,7 @@ from . import datasets, kernels, labelsets, ladder
 from .api import solve
 from .ladder import compare
 from .estimators import S3VM, BranchAndBoundS3VM, MaxMarginClustering
+from .estimators import BetaSVM
 from .problem import WeakLabelProblem
 from .result import SolveResult, SolverError
 
@@ -27,6 +28,7 @@ __all__ = [
     "SolveResult",
     "SolverError",
     "S3VM",
+    "BetaSVM",
     "MaxMarginClustering",
     "BranchAndBoundS3VM",
     "datasets",

@@ -1,0 +1,366 @@
+"""β-risk and BetaSVM (Zantedeschi et al. 2016, DESIGN §3.7).
+
+Tolerances, tied to how each value is computed:
+- CVXOPT runs with abstol = reltol = feastol = 1e-10 and LIBSVM (ours and scikit-learn's SVC)
+  with a KKT tolerance of 1e-6 to 1e-5, so decision values agree to ~1e-5 (measured 4e-7 to
+  9e-6 at n = 120); ``F_ATOL`` = 1e-4 leaves a margin of 10;
+- objective values are compared relatively at ``OBJ_RTOL`` = 1e-6 (interior point at 1e-10,
+  LIBSVM's objective error is second order in its KKT tolerance);
+- LP values (HiGHS simplex in CVXPY vs SciPy's HiGHS interior point) at 1e-7 relative.
+"""
+
+import pickle
+
+import cvxopt
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from sklearn.base import clone
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import weakcvx as wc
+from weakcvx import beta as B
+from weakcvx import kernels
+
+F_ATOL = 1e-4
+OBJ_RTOL = 1e-6
+LP_RTOL = 1e-7
+
+
+def _blobs(seed, n=60, d=2, shift=1.2):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) < n // 2, 1, -1)
+    X = rng.standard_normal((n, d)) + shift * y[:, None]
+    return X, y
+
+
+def _one_hot(y):
+    return np.where(np.asarray(y)[:, None] > 0, [0.0, 1.0], [1.0, 0.0])
+
+
+def _decision(K_test, sol):
+    return K_test @ sol.dual_coef + sol.intercept
+
+
+# --------------------------------------------------------------------------------------------
+# P1: one-hot β is the standard SVM
+
+
+@pytest.mark.parametrize("solver", ["cvxopt", "libsvm"])
+@pytest.mark.parametrize("C", [0.3, 5.0])
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_one_hot_beta_is_svc(solver, C, kernel):
+    X, y = _blobs(0, n=70)
+    Xt, _ = _blobs(1, n=40)
+    g = kernels.resolve_gamma(X)
+    kf = (lambda A, Z: kernels.rbf(A, Z, gamma=g)) if kernel == "rbf" else kernels.linear
+    sol = B.fit_beta_svm(kf(X, X), _one_hot(y), C, solver=solver, tol=1e-6)
+    svc = SVC(kernel=kernel, C=C, gamma=g, tol=1e-7).fit(X, y)
+    assert np.allclose(_decision(kf(Xt, X), sol), svc.decision_function(Xt), atol=F_ATOL)
+
+
+def test_estimator_one_hot_given_is_svc():
+    X, y = _blobs(2, n=80, d=3)
+    Xt, _ = _blobs(3, n=50, d=3)
+    est = wc.BetaSVM(init="given", C=2.0, max_iter=0).fit(X, y, beta=_one_hot(y))
+    svc = SVC(C=2.0, gamma=kernels.resolve_gamma(X), tol=1e-7).fit(X, y)
+    assert np.allclose(est.decision_function(Xt), svc.decision_function(Xt), atol=F_ATOL)
+    assert np.array_equal(est.classes_, [-1, 1])
+    assert np.array_equal(est.predict(Xt), svc.predict(Xt))
+
+
+# --------------------------------------------------------------------------------------------
+# β = ½ rows carry no label
+
+
+@pytest.mark.parametrize("solver", ["cvxopt", "libsvm"])
+def test_half_beta_everywhere_gives_no_separator(solver):
+    # loss of a ½ row: (c/2)(max(0, 1 - f) + max(0, 1 + f)) = c max(1, |f|), minimised by θ = 0
+    X, _ = _blobs(4)
+    K = kernels.rbf(X)
+    sol = B.fit_beta_svm(K, np.full((len(X), 2), 0.5), 1.0, solver=solver)
+    assert np.abs(K @ sol.dual_coef).max() < F_ATOL
+    assert abs(sol.intercept) <= 1.0 + F_ATOL
+
+
+def test_half_points_inside_the_margin_do_not_move_the_separator():
+    X, y = _blobs(5, n=60, shift=1.0)
+    Xu, yu = _blobs(6, n=200, shift=1.0)
+    g = kernels.resolve_gamma(X)
+    svc = SVC(C=1.0, gamma=g, tol=1e-7).fit(X, y)
+    inside = np.abs(svc.decision_function(Xu)) < 0.8
+    outside = np.abs(svc.decision_function(Xu)) > 1.5
+    assert inside.sum() >= 5 and outside.sum() >= 5
+    Xt, _ = _blobs(7, n=40)
+
+    def fit_with(extra):
+        Xa = np.vstack([X, extra])
+        beta = np.vstack([_one_hot(y), np.full((len(extra), 2), 0.5)])
+        sol = B.beta_svm_dual(kernels.rbf(Xa, gamma=g), beta, 1.0)
+        return _decision(kernels.rbf(Xt, Xa, gamma=g), sol)
+
+    # subgradient of a ½ row is 0 on the margin band: the SVC optimum stays optimal
+    assert np.allclose(fit_with(Xu[inside]), svc.decision_function(Xt), atol=F_ATOL)
+    # outside the band the loss c|f| pulls f toward the band: the separator does move
+    assert np.abs(fit_with(Xu[outside]) - svc.decision_function(Xt)).max() > 0.05
+
+
+# --------------------------------------------------------------------------------------------
+# fast path vs reference, offset, KKT
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_libsvm_fast_path_agrees_with_cvxopt(seed):
+    rng = np.random.default_rng(seed)
+    X, _ = _blobs(seed, n=50)
+    K = kernels.rbf(X) if seed % 2 else kernels.linear(X)
+    beta = rng.dirichlet([0.7, 0.7], size=len(X))
+    beta[rng.random(len(X)) < 0.3] = [0.0, 1.0]        # some one-hot rows: zero upper bounds
+    c = rng.uniform(0.2, 5.0, size=len(X))
+    ref = B.beta_svm_dual(K, beta, c)
+    fast = B.beta_svm_libsvm(K, beta, c, tol=1e-6)
+    assert np.allclose(K @ fast.dual_coef + fast.intercept, K @ ref.dual_coef + ref.intercept,
+                       atol=F_ATOL)
+    assert fast.dual_objective == pytest.approx(ref.dual_objective, rel=OBJ_RTOL)
+    # strong duality with the recovered offset: the primal of (θ, b) equals the dual value
+    assert B.beta_svm_primal(K, beta, c, ref.dual_coef, ref.intercept) == pytest.approx(
+        ref.dual_objective, rel=OBJ_RTOL)
+    # feasibility of the returned multipliers
+    ub = c[:, None] * beta
+    assert np.all(ref.alpha >= 0) and np.all(ref.alpha <= ub + 1e-12)
+    assert abs(ref.dual_coef.sum()) < 1e-7
+
+
+def test_offset_from_free_multipliers_matches_cvxopt_equality_multiplier():
+    X, y = _blobs(8, n=60)
+    K = kernels.rbf(X)
+    sol = B.beta_svm_dual(K, _one_hot(y), 1.0)
+    assert sol.offset_rule == "free"
+    assert sol.intercept == pytest.approx(sol.extra["equality_multiplier"], abs=1e-6)
+
+
+def test_offset_fallback_when_no_multiplier_is_free():
+    # tiny C: every point violates the margin, every multiplier sits at its upper bound
+    X, y = _blobs(9, n=20, shift=0.3)
+    K = kernels.linear(X)
+    beta = _one_hot(y)
+    sol = B.beta_svm_dual(K, beta, 1e-4)
+    assert sol.offset_rule == "kkt_interval"
+    assert B.beta_svm_primal(K, beta, 1e-4, sol.dual_coef, sol.intercept) == pytest.approx(
+        sol.dual_objective, rel=OBJ_RTOL)
+
+
+def test_degenerate_beta_on_one_class():
+    K = kernels.linear(_blobs(10, n=10)[0])
+    beta = np.tile([0.0, 1.0], (10, 1))
+    for solver in ("cvxopt", "libsvm"):
+        sol = B.fit_beta_svm(K, beta, 1.0, solver=solver)
+        assert sol.offset_rule == "degenerate" and np.all(sol.dual_coef == 0)
+        assert B.beta_svm_primal(K, beta, 1.0, sol.dual_coef, sol.intercept) == 0.0
+
+
+def test_cvxopt_global_options_untouched():
+    before = dict(cvxopt.solvers.options)
+    X, y = _blobs(11, n=20)
+    B.beta_svm_dual(kernels.linear(X), _one_hot(y), 1.0, solver_options={"maxiters": 50})
+    assert dict(cvxopt.solvers.options) == before
+
+
+# --------------------------------------------------------------------------------------------
+# P2: feasibility and optimality against an independent LP solve
+
+
+def _p2_by_linprog(h, y_hat):
+    """The same LP in SciPy's own modelling (HiGHS interior point), variables β⁺ only."""
+    hinge_pos, hinge_neg = np.maximum(0, 1 - h), np.maximum(0, 1 + h)
+    # objective Σ β⁺ hinge(h) + (1 − β⁺) hinge(−h)
+    cost = hinge_pos - hinge_neg
+    # Σ β^{−ŷ}(−ŷ h) = 0: ŷ = +1 gives (1 − β⁺)(−h), ŷ = −1 gives β⁺ h; so Σ h β⁺ = Σ_{ŷ=+1} h
+    rhs = np.sum(np.where(y_hat > 0, h, 0.0))
+    res = linprog(cost, A_eq=h[None, :], b_eq=[rhs], bounds=[(0, 1)] * h.size,
+                  method="highs-ipm")
+    assert res.status == 0
+    return res.fun + hinge_neg.sum()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_p2_feasible_and_optimal(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    h = rng.normal(scale=1.5, size=n)
+    beta = rng.dirichlet([1, 1], size=n)
+    beta[:5] = 0.5                                    # ties: broken by sign(h)
+    free = rng.random(n) < 0.7
+    out = B.p2_step(h, beta, free)
+    assert np.allclose(out[~free], beta[~free])      # fixed rows untouched
+    assert np.all(out >= 0) and np.allclose(out.sum(axis=1), 1)
+    idx = np.flatnonzero(free)
+    y_hat = B._estimated_labels(beta[idx, 1], h[idx])
+    assert np.all(y_hat[:5][np.isin(idx[:5], range(5))] != 0)
+    H, A = B.P2Problem.coefficients(h[idx], y_hat)
+    assert abs(np.sum(A * out[idx])) < 1e-8          # Σ β^{−ŷ}(−ŷ h) = 0
+    value = np.sum(H * out[idx])
+    assert value == pytest.approx(_p2_by_linprog(h[idx], y_hat), rel=LP_RTOL)
+    # an interior-point solver (ECOS) reaches the same optimum
+    other = B.p2_step(h, beta, free, solver="ECOS")
+    assert np.sum(H * other[idx]) == pytest.approx(value, rel=1e-6)
+
+
+def test_p2_tie_rule_and_self_training_collapse():
+    # all rows ½: ŷ = sign(h), the equality forces β one-hot on sign(h) (DESIGN §3.7)
+    h = np.array([2.0, -0.3, 0.7, -1.5])
+    out = B.p2_step(h, np.full((4, 2), 0.5))
+    assert np.allclose(out[:, 1], h > 0)
+
+
+# --------------------------------------------------------------------------------------------
+# the iteration and the estimator
+
+
+def test_iteration_ssl_keeps_labeled_rows_and_simplex():
+    X, y_true, y_known = wc.datasets.make_two_moons(80, n_labeled=6, random_state=0)
+    y = np.where(y_known > 0, 1, 0)
+    y[y_known == 0] = -1
+    clf = wc.BetaSVM(init="ssl", C=10.0, gamma=2.0, max_iter=6).fit(X, y)
+    lab = y >= 0
+    assert np.allclose(clf.beta_[lab, 1], y[lab])    # labeled rows one-hot and fixed
+    assert np.all(clf.beta_ >= 0) and np.allclose(clf.beta_.sum(axis=1), 1)
+    assert 2 <= clf.n_iter_ <= 7 and len(clf.history_) == clf.n_iter_
+    last = clf.history_[-1]
+    if clf.converged_:
+        assert last["change"] <= last["eps"] or last["beta_change"] <= 1e-9
+    # costs: c₂ = C n_l / n on unlabeled rows -> the solution respects α ≤ c β
+    assert clf.score(X, (y_true > 0).astype(int)) > 0.5
+
+
+def test_ssl_beats_supervised_svm_on_separated_blobs():
+    # cluster assumption holds: two separated blobs, 2 labels per class at the outer edge
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal([-2.5, 0], 0.6, (60, 2)), rng.normal([2.5, 0], 0.6, (60, 2))]
+    y_true = np.r_[np.zeros(60, int), np.ones(60, int)]
+    y = np.full(120, -1)
+    lab = [np.argmin(X[:60, 1]), np.argmax(X[:60, 1]), 60 + np.argmin(X[60:, 1]),
+           60 + np.argmax(X[60:, 1])]
+    y[lab] = y_true[lab]
+    clf = wc.BetaSVM(init="ssl", kernel="linear").fit(X, y)
+    assert clf.score(X, y_true) >= 0.95
+    assert np.allclose(clf.beta_[lab], _one_hot(2 * y_true[lab] - 1))
+
+
+def test_knn_init_and_noise_robustness_property():
+    X, y = _blobs(12, n=80, shift=1.5)
+    beta0 = B.beta_from_knn(X, y, n_neighbors=4)
+    assert np.allclose(beta0.sum(axis=1), 1) and set(np.unique(beta0 * 4)) <= set(range(5))
+    clf = wc.BetaSVM(init="knn", kernel="linear").fit(X, y)
+    assert clf.score(X, y) > 0.85
+    assert np.allclose(clf.beta_.sum(axis=1), 1)
+
+
+def test_proportions_init():
+    # bags whose proportions vary (2/20 ... 18/20): the initial β⁺ = p_k orients the separator.
+    # (With random bags, p_k ≈ ½ carries no orientation and P2, which forgets the proportions
+    # after the start, can settle on the flipped labeling.)
+    X, y = _blobs(13, n=120, shift=1.5)
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    bags = np.empty(120, int)
+    counts = [2, 5, 8, 12, 15, 18]
+    for k, m in enumerate(counts):
+        bags[pos[sum(counts[:k]):sum(counts[:k]) + m]] = k
+        bags[neg[sum(20 - c for c in counts[:k]):sum(20 - c for c in counts[:k]) + 20 - m]] = k
+    props = np.array(counts) / 20
+    clf = wc.BetaSVM(init="proportions", kernel="linear").fit(X, bags=bags, proportions=props)
+    assert np.array_equal(clf.classes_, [0, 1])
+    assert np.allclose(clf.beta_.sum(axis=1), 1) and np.all(clf.beta_ >= 0)
+    assert clf.score(X, (y > 0).astype(int)) > 0.9
+
+
+def test_beta_from_votes():
+    votes = np.array([["a", "b", "b"], ["a", "a", "?"], ["?", "?", "?"]])
+    beta, classes = B.beta_from_votes(votes, missing="?")
+    assert list(classes) == ["a", "b"]
+    assert np.allclose(beta, [[1 / 3, 2 / 3], [1.0, 0.0], [0.5, 0.5]])
+    fv = np.array([[1.0, np.nan], [0.0, 0.0]])
+    assert np.allclose(B.beta_from_votes(fv)[0], [[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="exactly two classes"):
+        B.beta_from_votes([[1, 2, 3]])
+
+
+def test_cvxopt_and_libsvm_estimators_agree_on_first_fit():
+    X, y = _blobs(14, n=50)
+    beta = np.random.default_rng(0).dirichlet([1, 1], size=50)
+    a = wc.BetaSVM(init="given", solver="cvxopt", max_iter=0).fit(X, beta=beta)
+    b = wc.BetaSVM(init="given", solver="libsvm", max_iter=0).fit(X, beta=beta)
+    assert np.allclose(a.decision_function(X), b.decision_function(X), atol=F_ATOL)
+
+
+def test_deterministic_clone_and_pickle():
+    X, y = _blobs(15, n=60)
+    y_semi = np.where(np.arange(60) % 6 == 0, (y > 0).astype(int), -1)
+    a = wc.BetaSVM().fit(X, y_semi)
+    b = clone(a).fit(X, y_semi)
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    c = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(a.decision_function(X), c.decision_function(X))
+
+
+# --------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize("beta, match", [
+    (np.full((10, 3), 1 / 3), r"shape \(10, 2\)"),
+    (np.full((9, 2), 0.5), r"shape \(10, 2\)"),
+    (np.tile([1.5, -0.5], (10, 1)), "non-negative"),
+    (np.tile([0.5, 0.6], (10, 1)), "sum to 1"),
+    (np.tile([np.nan, 0.5], (10, 1)), "finite"),
+])
+def test_bad_beta(beta, match):
+    X, _ = _blobs(16, n=10)
+    with pytest.raises(ValueError, match=match):
+        wc.BetaSVM(init="given").fit(X, beta=beta)
+
+
+@pytest.mark.parametrize("init, kwargs, match", [
+    ("given", {}, "init='given' requires `beta`"),
+    ("ssl", {}, "init='ssl' requires y to be passed"),
+    ("knn", {}, "init='knn' requires y to be passed"),
+    ("proportions", {"bags": np.zeros(10)}, "requires `bags` and `proportions`"),
+    ("ssl", {"y": np.r_[np.zeros(5), -np.ones(5)].astype(int)}, "exactly two classes"),
+    ("knn", {"y": np.ones(10, int)}, "exactly two classes"),
+    ("given", {"y": np.ones(10, int), "beta": np.full((10, 2), 0.5)}, "exactly two classes"),
+    ("ssl", {"y": np.r_[0, 1, -np.ones(8)].astype(int), "beta": np.full((10, 2), 0.5)},
+     "only used with init='given'"),
+    ("proportions", {"bags": np.zeros(10), "proportions": [0.5, 0.5]}, "one entry per bag"),
+])
+def test_bad_init_arguments(init, kwargs, match):
+    X, _ = _blobs(17, n=10)
+    with pytest.raises(ValueError, match=match):
+        wc.BetaSVM(init=init).fit(X, **kwargs)
+
+
+def test_bad_params():
+    X, y = _blobs(18, n=10)
+    with pytest.raises(ValueError, match="init"):
+        wc.BetaSVM(init="magic").fit(X, y)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        wc.BetaSVM(init="knn", n_neighbors=10).fit(X, y)
+
+
+# --------------------------------------------------------------------------------------------
+# scikit-learn contract
+
+EXPECTED_FAILED_CHECKS = {
+    # y = -1 marks unlabeled points under init="ssl" (scikit-learn's semi-supervised
+    # convention), so targets must be numeric: string labels cannot carry the marker
+    "check_dtype_object": "string targets cannot carry the -1 unlabeled marker",
+    "check_classifiers_classes": "string class labels cannot carry the -1 unlabeled marker",
+    "check_classifiers_regression_target": "numeric targets are read as class labels",
+    "check_supervised_y_2d": "a 2-D target is refused with a ValueError, not a warning",
+}
+
+
+@parametrize_with_checks([wc.BetaSVM(max_iter=3)],
+                         expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,772 @@
+r"""β-risk and the β-SVM (Zantedeschi, Emonet & Sebban, NIPS 2016; DESIGN.md §3.7).
+
+A weak supervision is encoded by an n×2 matrix β of label confidences whose rows lie on the
+simplex; column 0 is σ = −1, column 1 is σ = +1. The β-SVM primal is
+
+.. math::
+
+    \min_{θ, b, ξ} \tfrac12\|θ\|^2 + \sum_i c_i (β_i^- ξ_i^- + β_i^+ ξ_i^+)
+    \quad\text{s.t.}\quad σ(θ·φ(x_i) + b) \ge 1 − ξ_i^σ,\ ξ \ge 0,\ σ ∈ \{−1, +1\},
+
+and its dual (paper eq. of §4; supplementary §3), with a = (α⁺, α⁻) and 2n variables, is
+
+.. math::
+
+    \max_a 1^\top a − \tfrac12 (α^+ − α^-)^\top K (α^+ − α^-)
+    \quad\text{s.t.}\quad 0 \le α_i^σ \le c_i β_i^σ,\ \sum_i (α_i^+ − α_i^-) = 0,
+
+with ``f(x) = Σ_i (α_i⁺ − α_i⁻) k(x_i, x) + b``. This module has
+
+- :func:`beta_svm_dual`: the reference, a CVXOPT ``qp`` (options passed per call);
+- :func:`beta_svm_libsvm`: the fast path, the same dual as a weighted standard SVM on the data
+  duplicated as ``(x_i, +1)`` with weight ``c_i β_i⁺`` and ``(x_i, −1)`` with weight ``c_i β_i⁻``;
+- :func:`p2_step`: the β update P2, a CVXPY linear program;
+- :func:`beta_iterate`: the P1/P2 alternation of the paper's §3;
+- initialisations: :func:`beta_semi_supervised`, :func:`beta_from_knn`,
+  :func:`beta_from_proportions`, :func:`beta_from_votes` (multi-expert).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from .result import SolverError
+
+__all__ = [
+    "BetaSVMSolution",
+    "BetaIterationResult",
+    "P2Problem",
+    "check_beta",
+    "beta_svm_dual",
+    "beta_svm_libsvm",
+    "beta_svm_primal",
+    "fit_beta_svm",
+    "p2_step",
+    "beta_iterate",
+    "beta_semi_supervised",
+    "beta_from_knn",
+    "beta_from_proportions",
+    "beta_from_votes",
+]
+
+logger = logging.getLogger("weakcvx")
+
+#: Relative size under which an upper bound ``c_i β_i^σ`` counts as zero: that multiplier is
+#: fixed at 0 instead of being handed to the interior-point solver as a degenerate box.
+ZERO_BOUND_RTOL = 1e-12
+
+#: A multiplier is "free" (strictly between its bounds) when it is further than this fraction of
+#: its upper bound from both bounds; CVXOPT stops with complementarity ~1e-9, far below this.
+FREE_RTOL = 1e-5
+
+#: CVXOPT options of the reference QP (per call; ``cvxopt.solvers.options`` is never touched).
+CVXOPT_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10,
+                  "maxiters": 200}
+
+#: P2 solver, chosen by measurement (see :func:`p2_step`).
+P2_SOLVER = "HIGHS"
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+
+
+def check_beta(beta, n_samples=None, name="beta", atol=1e-6):
+    """Validate a β matrix: shape (n_samples, 2), finite, non-negative, rows summing to 1.
+
+    Parameters
+    ----------
+    beta : array-like of shape (n_samples, 2)
+        Column 0 is the confidence in σ = −1 (``classes_[0]``), column 1 in σ = +1.
+    n_samples : int or None
+        Expected number of rows.
+    name : str
+        Name used in error messages.
+    atol : float
+        Tolerance on the row sums; rows are renormalised exactly after the check.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 2), float64
+
+    Examples
+    --------
+    >>> check_beta([[0.5, 0.5], [0.0, 1.0]])
+    array([[0.5, 0.5],
+           [0. , 1. ]])
+    """
+    try:
+        B = np.array(beta, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be a numeric array of shape (n_samples, 2). "
+                        f"Got {type(beta).__name__} instead.") from exc
+    if B.ndim != 2 or B.shape[1] != 2 or (n_samples is not None and B.shape[0] != n_samples):
+        want = f"({n_samples}, 2)" if n_samples is not None else "(n_samples, 2)"
+        raise ValueError(f"`{name}` must have shape {want}: one row per sample, one column per "
+                         f"class. Got shape {B.shape} instead.")
+    if not np.all(np.isfinite(B)):
+        raise ValueError(f"`{name}` must be finite. Got NaN or inf entries.")
+    if np.any(B < 0):
+        i = int(np.argwhere(B < 0)[0][0])
+        raise ValueError(f"`{name}` must have non-negative entries. Got row {i} = "
+                         f"{B[i].tolist()} instead.")
+    sums = B.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > atol)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"The rows of `{name}` must sum to 1 (each row lies on the simplex). "
+                         f"Got row {i} = {B[i].tolist()} summing to {sums[i]!r} "
+                         f"({bad.size} such rows) instead.")
+    return B / sums[:, None]
+
+
+def _check_costs(C, n):
+    c = np.broadcast_to(np.asarray(C, dtype=np.float64), (n,)).copy() if np.ndim(C) == 0 \
+        else np.asarray(C, dtype=np.float64)
+    if c.shape != (n,) or not np.all(np.isfinite(c)) or np.any(c <= 0):
+        raise ValueError(f"`C` must be a positive number or an array of {n} positive costs. "
+                         f"Got {C!r} instead.")
+    return c
+
+
+def _check_kernel(K):
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or not np.all(np.isfinite(K)):
+        raise ValueError(f"`K` must be a finite square kernel matrix. Got shape {K.shape}.")
+    return K
+
+
+# --------------------------------------------------------------------------------------------
+# P1: the β-SVM dual
+
+
+@dataclass
+class BetaSVMSolution:
+    """A solved β-SVM.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n, 2)
+        Multipliers ``α_i^σ``, columns ordered (σ = −1, σ = +1) like β.
+    dual_coef : ndarray of shape (n,)
+        ``α⁺ − α⁻``: ``f(x) = Σ_i dual_coef_i k(x_i, x) + intercept``.
+    intercept : float
+        The offset b.
+    dual_objective : float
+        ``1ᵀa − ½ dual_coefᵀ K dual_coef``.
+    solver : str
+    status : str
+    offset_rule : str
+        ``"free"`` (mean over free multipliers), ``"kkt_interval"`` (midpoint of the interval
+        that the bound multipliers allow) or ``"degenerate"`` (one class has no weight).
+    """
+
+    alpha: np.ndarray
+    dual_coef: np.ndarray
+    intercept: float
+    dual_objective: float
+    solver: str
+    status: str = "optimal"
+    offset_rule: str = "free"
+    extra: dict = field(default_factory=dict)
+
+
+def _active_multipliers(beta, c):
+    """Multipliers with a positive upper bound: rows, signs σ and upper bounds ``c_i β_i^σ``."""
+    ub = c[:, None] * beta                      # column 0: σ = −1, column 1: σ = +1
+    cut = ZERO_BOUND_RTOL * max(ub.max(), 1e-300)
+    rows, cols = np.nonzero(ub > cut)
+    signs = np.where(cols == 1, 1.0, -1.0)
+    return rows, signs, ub[rows, cols]
+
+
+def _offset(g_rows, signs, a, ub):
+    """Offset b from the KKT conditions of the dual.
+
+    Free multipliers (0 < a < ub) satisfy ``σ(g + b) = 1``, so ``b = σ − g``; their mean is
+    returned. With none free, the bound multipliers only bracket b (a = 0: σ(g + b) ≥ 1;
+    a = ub: σ(g + b) ≤ 1) and the midpoint of that interval is returned (LIBSVM's rule).
+    """
+    free = (a > FREE_RTOL * ub) & (a < (1.0 - FREE_RTOL) * ub)
+    if np.any(free):
+        return float(np.mean(signs[free] - g_rows[free])), "free"
+    limit = signs - g_rows                      # σ(g + b) = 1  <=>  b = σ − g
+    at_lower = a <= FREE_RTOL * ub
+    lower = (at_lower & (signs > 0)) | (~at_lower & (signs < 0))
+    lo = limit[lower].max() if np.any(lower) else -np.inf
+    hi = limit[~lower].min() if np.any(~lower) else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi), "kkt_interval"
+    return (float(lo) if np.isfinite(lo) else float(hi)), "kkt_interval"
+
+
+def _prepare(K, beta, C, solver):
+    """Validated kernel, the active multipliers, and the solution when the problem is
+    degenerate: all weight on one σ, so the equality forces α = 0, θ = 0, and b = σ puts every
+    point on the margin of its only label."""
+    K = _check_kernel(K)
+    n = K.shape[0]
+    rows, signs, ub = _active_multipliers(check_beta(beta, n), _check_costs(C, n))
+    degenerate = None
+    if np.all(signs > 0) or np.all(signs < 0):
+        sigma = float(signs[0]) if signs.size else 1.0
+        degenerate = BetaSVMSolution(np.zeros((n, 2)), np.zeros(n), sigma, 0.0, solver,
+                                     "optimal", "degenerate")
+    return K, rows, signs, ub, degenerate
+
+
+def _assemble(n, rows, signs, a, K, ub, solver, status, extra=None):
+    alpha = np.zeros((n, 2))
+    alpha[rows, (signs > 0).astype(int)] = a
+    dual_coef = alpha[:, 1] - alpha[:, 0]
+    g = K @ dual_coef
+    b, rule = _offset(g[rows], signs, a, ub)
+    obj = float(a.sum() - 0.5 * dual_coef @ g)
+    return BetaSVMSolution(alpha, dual_coef, b, obj, solver, status, rule, extra or {})
+
+
+def beta_svm_dual(K, beta, C=1.0, solver_options=None):
+    r"""Solve the β-SVM dual with CVXOPT's ``qp`` (the reference solver).
+
+    .. math::
+
+        \min_a \tfrac12 a^\top P a − 1^\top a,\quad P = (s s^\top) ∘ K_{rr},
+        \quad 0 \le a \le u,\quad s^\top a = 0,
+
+    over the multipliers whose upper bound ``u = c_i β_i^σ`` is positive (rows ``r``, signs
+    ``s``); the others are 0. The offset comes from the free multipliers, with the KKT interval
+    midpoint as fallback (see :class:`BetaSVMSolution`).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix (PSD).
+    beta : array-like of shape (n, 2)
+        Label confidences, rows on the simplex.
+    C : float or ndarray of shape (n,)
+        Per-point costs ``c_i``.
+    solver_options : dict or None
+        Overrides of :data:`CVXOPT_OPTIONS`, passed to this call only.
+
+    Returns
+    -------
+    BetaSVMSolution
+
+    Raises
+    ------
+    SolverError
+        When CVXOPT returns no solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> sol = beta_svm_dual(X @ X.T, [[1, 0], [1, 0], [0, 1], [0, 1]], C=10.0)
+    >>> np.sign(X @ X.T @ sol.dual_coef + sol.intercept)
+    array([-1., -1.,  1.,  1.])
+    """
+    import cvxopt
+    import cvxopt.solvers
+
+    K, rows, signs, ub, degenerate = _prepare(K, beta, C, "cvxopt")
+    if degenerate is not None:
+        return degenerate
+    n, m = K.shape[0], rows.size
+    P = np.outer(signs, signs) * K[np.ix_(rows, rows)]
+    P = 0.5 * (P + P.T)
+    options = {**CVXOPT_OPTIONS, **(solver_options or {})}
+    args = [cvxopt.matrix(P), cvxopt.matrix(-np.ones(m)),
+            cvxopt.matrix(np.vstack([np.eye(m), -np.eye(m)])),
+            cvxopt.matrix(np.concatenate([ub, np.zeros(m)])),
+            cvxopt.matrix(signs[None, :]), cvxopt.matrix(0.0)]
+    sol = cvxopt.solvers.qp(*args, options=options)
+    status = sol["status"]
+    if sol["x"] is None:
+        raise SolverError("cvxopt", status, "the β-SVM dual QP returned no solution")
+    if status != "optimal":
+        warnings.warn(f"solver 'cvxopt' stopped with status {status!r} on the β-SVM dual; "
+                      "using its last iterate.", ConvergenceWarning, stacklevel=2)
+    a = np.clip(np.array(sol["x"]).ravel(), 0.0, ub)
+    return _assemble(n, rows, signs, a, K, ub, "cvxopt", status,
+                     {"equality_multiplier": float(sol["y"][0]), "iterations": sol["iterations"]})
+
+
+def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5):
+    r"""Solve the β-SVM dual as a weighted standard SVM (the fast path).
+
+    The dual of :func:`beta_svm_dual` is exactly the dual of a soft-margin SVM with offset on the
+    2n duplicated points ``(x_i, +1)`` with cost ``c_i β_i⁺`` and ``(x_i, −1)`` with cost
+    ``c_i β_i⁻`` (rows of zero cost dropped). scikit-learn's ``SVC`` (LIBSVM, SMO with
+    second-order working set selection) solves it on the precomputed duplicated kernel; its
+    ``sample_weight`` multiplies ``C = 1`` per row. LIBSVM's offset rule is the one of
+    :func:`beta_svm_dual` (free multipliers, else the KKT midpoint).
+
+    Parameters
+    ----------
+    K, beta, C : as in :func:`beta_svm_dual`.
+    tol : float, default=1e-5
+        LIBSVM's stopping tolerance on the maximal KKT violation.
+
+    Returns
+    -------
+    BetaSVMSolution
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> sol = beta_svm_libsvm(X @ X.T, [[1, 0], [1, 0], [0, 1], [0, 1]], C=10.0)
+    >>> np.sign(X @ X.T @ sol.dual_coef + sol.intercept)
+    array([-1., -1.,  1.,  1.])
+    """
+    from sklearn.svm import SVC
+
+    K, rows, signs, ub, degenerate = _prepare(K, beta, C, "libsvm")
+    if degenerate is not None:
+        return degenerate
+    n = K.shape[0]
+    svc = SVC(kernel="precomputed", C=1.0, tol=tol, shrinking=True, cache_size=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            svc.fit(K[np.ix_(rows, rows)], signs, sample_weight=ub)
+        except ConvergenceWarning as exc:
+            raise SolverError("libsvm", "max_iter", str(exc)) from exc
+    # SVC orders classes_ = [-1, +1]; dual_coef_ holds σ_j a_j with f > 0 meaning +1.
+    a = np.zeros(rows.size)
+    a[svc.support_] = np.abs(svc.dual_coef_[0])
+    a = np.minimum(a, ub)
+    sol = _assemble(n, rows, signs, a, K, ub, "libsvm", "optimal")
+    sol.intercept = float(svc.intercept_[0])   # LIBSVM's own offset (same rule, its gradient)
+    return sol
+
+
+def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None):
+    """Solve P1 with ``solver`` in {"libsvm", "cvxopt"}; see :func:`beta_svm_libsvm` and
+    :func:`beta_svm_dual`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.eye(2)
+    >>> fit_beta_svm(K, [[1, 0], [0, 1]], solver="cvxopt").dual_coef.round(3)
+    array([-1.,  1.])
+    """
+    if solver == "libsvm":
+        return beta_svm_libsvm(K, beta, C, tol=tol)
+    if solver == "cvxopt":
+        return beta_svm_dual(K, beta, C, solver_options=solver_options)
+    raise ValueError(f"`solver` must be 'libsvm' or 'cvxopt'. Got {solver!r} instead.")
+
+
+def beta_svm_primal(K, beta, C, dual_coef, intercept):
+    r"""Primal objective ``½‖θ‖² + Σ_i c_i Σ_σ β_i^σ max(0, 1 − σ f(x_i))`` of the model
+    ``θ = Σ_i dual_coef_i φ(x_i)``, offset ``intercept``; equals the dual value at the optimum.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(beta_svm_primal(np.eye(2), [[0.5, 0.5], [0.5, 0.5]], 1.0, np.zeros(2), 0.0))
+    2.0
+    """
+    K = _check_kernel(K)
+    beta = check_beta(beta, K.shape[0])
+    c = _check_costs(C, K.shape[0])
+    g = K @ dual_coef
+    f = g + intercept
+    loss = beta[:, 0] * np.maximum(0.0, 1.0 + f) + beta[:, 1] * np.maximum(0.0, 1.0 - f)
+    return float(0.5 * dual_coef @ g + c @ loss)
+
+
+# --------------------------------------------------------------------------------------------
+# P2: the β update, a linear program
+
+
+def _estimated_labels(beta_plus, h):
+    """ŷ_i = sign(β_i⁺ − ½), ties broken by sign(h(x_i)) (and h = 0 by +1) — DESIGN §3.7."""
+    y = np.sign(beta_plus - 0.5)
+    tie = y == 0
+    y[tie] = np.where(h[tie] >= 0, 1.0, -1.0)
+    return y
+
+
+class P2Problem:
+    r"""The P2 step over ``m`` free rows, as a parametrised CVXPY LP (compiled once, re-solved).
+
+    .. math::
+
+        \min_{β} \sum_i \sum_σ β_i^σ \max(0, 1 − σ h_i)
+        \quad\text{s.t.}\quad \sum_i β_i^{−ŷ_i} (−ŷ_i h_i) = 0,\quad
+        β_i^- + β_i^+ = 1,\quad β \ge 0,
+
+    (paper §3, P2 with the hinge loss), where ``h_i = h(x_i)`` and ``ŷ`` comes from the current
+    β (see :func:`p2_step`). The loss matrix ``H`` and the constraint coefficients ``A``
+    (``A_{i,σ} = −ŷ_i h_i`` for σ = −ŷ_i, else 0) are CVXPY Parameters.
+
+    Parameters
+    ----------
+    m : int
+        Number of free rows.
+    solver : str
+        CVXPY solver name (default :data:`P2_SOLVER`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P2 = P2Problem(3)
+    >>> beta = P2.solve(np.array([2.0, -0.5, 0.3]), np.array([1.0, -1.0, 1.0]))
+    >>> bool(np.allclose(beta.sum(axis=1), 1))
+    True
+    """
+
+    def __init__(self, m, solver=None):
+        import cvxpy as cp
+
+        self.m = m
+        self.solver = solver or P2_SOLVER
+        self.beta = cp.Variable((m, 2), name="beta")
+        self.H = cp.Parameter((m, 2), name="hinge")
+        self.A = cp.Parameter((m, 2), name="constraint")
+        risk = cp.sum(cp.multiply(self.beta, self.H))               # β-risk, hinge loss
+        constraints = [cp.sum(cp.multiply(self.beta, self.A)) == 0,  # Σ β^{−ŷ}(−ŷ h) = 0
+                       cp.sum(self.beta, axis=1) == 1,               # β⁻ + β⁺ = 1
+                       self.beta >= 0]
+        self.problem = cp.Problem(cp.Minimize(risk), constraints)
+
+    @staticmethod
+    def coefficients(h, y_hat):
+        """Loss matrix ``H`` and constraint matrix ``A`` (columns σ = −1, +1)."""
+        H = np.column_stack([np.maximum(0.0, 1.0 + h), np.maximum(0.0, 1.0 - h)])
+        A = np.zeros((h.size, 2))
+        col = (y_hat < 0).astype(int)               # the column of σ = −ŷ
+        A[np.arange(h.size), col] = -y_hat * h
+        return H, A
+
+    def solve(self, h, y_hat, solver_options=None):
+        """Return the optimal β (m×2) for decision values ``h`` and labels ``ŷ``."""
+        self.H.value, self.A.value = self.coefficients(np.asarray(h, float),
+                                                       np.asarray(y_hat, float))
+        try:
+            self.problem.solve(solver=self.solver, **(solver_options or {}))
+        except Exception as exc:  # cvxpy.error.SolverError and solver crashes
+            raise SolverError(self.solver, "error", f"P2 linear program: {exc}") from exc
+        status = self.problem.status
+        if status not in ("optimal", "optimal_inaccurate") or self.beta.value is None:
+            raise SolverError(self.solver, str(status), "P2 linear program")
+        if status == "optimal_inaccurate":
+            warnings.warn(f"solver {self.solver!r} returned status {status!r} on P2.",
+                          ConvergenceWarning, stacklevel=2)
+        B = np.clip(self.beta.value, 0.0, 1.0) + 0.0   # + 0.0 turns -0.0 into 0.0
+        return B / B.sum(axis=1, keepdims=True)
+
+
+def p2_step(h, beta, free=None, solver=None, problem=None):
+    r"""The β update P2 of the paper's §3 (hinge loss) over the free rows of β.
+
+    ``ŷ_i = sign(β_i⁺ − ½)`` with ties broken by ``sign(h_i)``: with ŷ = sign(h) everywhere
+    the equality would force β one-hot on the prediction (self-training); the β-based estimate
+    lets P2 trade label changes against the constraint. Fixed rows keep their β.
+
+    Solver: HiGHS by default, chosen by measurement (``measure_p2_solvers`` in
+    :mod:`weakcvx.bench.beta`; one compiled parametrised problem re-solved, m free rows, median
+    of 5 solves on this 2-core machine): m = 200: ECOS 2.8 ms, Clarabel 3.7 ms, HiGHS 4.5 ms;
+    m = 1000: ECOS 9 ms, Clarabel 12 ms, HiGHS 29 ms. The interior-point solvers stop inside the
+    face of optimal solutions (up to 4 fractional rows, equality residual ~1e−10, objective
+    ~1e−9 relative above), HiGHS's simplex on a vertex (one fractional row, as an LP with one
+    coupling equality must have; residual ~1e−14). A β row left at ½ ± 1e−7 would make ŷ a
+    coin toss at the next step, so exactness wins over ≤ 20 ms per step; pass
+    ``solver="ECOS"`` for speed.
+
+    Parameters
+    ----------
+    h : ndarray of shape (n,)
+        Decision values of the current hypothesis on the training points.
+    beta : ndarray of shape (n, 2)
+        Current β (gives ŷ).
+    free : boolean ndarray of shape (n,) or None
+        Rows that P2 may change (all when None).
+    solver : str or None
+        CVXPY solver; ignored when ``problem`` is given.
+    problem : P2Problem or None
+        A compiled problem of the right size, to reuse across iterations.
+
+    Returns
+    -------
+    ndarray of shape (n, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> beta = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    >>> p2_step(np.array([1.5, -2.0, 0.4]), beta)[2]
+    array([0., 1.])
+    """
+    h = np.asarray(h, dtype=np.float64)
+    beta = check_beta(beta, h.size)
+    free = np.ones(h.size, bool) if free is None else np.asarray(free, bool)
+    idx = np.flatnonzero(free)
+    out = beta.copy()
+    if idx.size == 0:
+        return out
+    problem = problem or P2Problem(idx.size, solver)
+    y_hat = _estimated_labels(beta[idx, 1], h[idx])
+    out[idx] = problem.solve(h[idx], y_hat)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the iterative algorithm
+
+
+@dataclass
+class BetaIterationResult:
+    """Outcome of :func:`beta_iterate`: the last hypothesis and the β it was trained on."""
+
+    solution: BetaSVMSolution
+    beta: np.ndarray
+    n_iter: int
+    converged: bool
+    history: list
+    seconds: float
+
+
+def _rkhs_norm(K, coef):
+    return float(np.sqrt(max(coef @ K @ coef, 0.0)))
+
+
+def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5,
+                 solver="libsvm", p2_solver=None, svm_tol=1e-5, verbose=0):
+    r"""The iterative β-SVM (paper §3): alternate P1 (fit the β-SVM) and P2 (update β).
+
+    ``h⁰ = P1(β⁰)``; then for t = 1, 2, …: ``βᵗ = P2(hᵗ⁻¹, βᵗ⁻¹)``, ``hᵗ = P1(βᵗ)``, until the
+    hypothesis stabilises, ``‖hᵗ − hᵗ⁻¹‖ ≤ ε = tol_abs + tol·‖hᵗ‖`` (the paper's
+    ε = 1e−5 + 1e−3‖h‖, with ``‖h‖² = θᵀθ + b²`` in the RKHS), or β stops changing, or after
+    ``max_iter`` P2 steps. The returned hypothesis was trained on the returned β.
+
+    Parameters
+    ----------
+    K : ndarray (n, n)
+    beta0 : ndarray (n, 2)
+        Initial β (see the ``beta_*`` initialisers).
+    C : float or ndarray (n,)
+        Per-point costs.
+    free : boolean ndarray (n,) or None
+        Rows of β that P2 updates (semi-supervised: the unlabeled rows); all when None.
+    max_iter : int, default=20
+    tol, tol_abs : float
+        Relative and absolute parts of ε.
+    solver : {"libsvm", "cvxopt"}
+        P1 solver.
+    p2_solver : str or None
+        CVXPY solver of P2.
+    svm_tol : float
+        LIBSVM tolerance of P1.
+    verbose : int
+
+    Returns
+    -------
+    BetaIterationResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (10, 2)), rng.normal(2, 1, (10, 2))]
+    >>> beta0 = np.full((20, 2), 0.5); beta0[0] = [1, 0]; beta0[-1] = [0, 1]
+    >>> free = np.ones(20, bool); free[[0, -1]] = False
+    >>> res = beta_iterate(X @ X.T, beta0, C=1.0, free=free)
+    >>> bool(np.all(res.beta[:10, 0] >= res.beta[:10, 1]))
+    True
+    """
+    t0 = time.perf_counter()
+    K = _check_kernel(K)
+    n = K.shape[0]
+    beta = check_beta(beta0, n, name="beta0")
+    c = _check_costs(C, n)
+    free = np.ones(n, bool) if free is None else np.asarray(free, bool)
+    p2 = P2Problem(int(free.sum()), p2_solver) if free.any() else None
+    sol = fit_beta_svm(K, beta, c, solver=solver, tol=svm_tol)
+    history = [{"iter": 0, "change": np.nan, "eps": np.nan, "beta_change": np.nan,
+                "objective": sol.dual_objective, "seconds": time.perf_counter() - t0}]
+    converged = p2 is None
+    n_iter = 0
+    while not converged and n_iter < max_iter:
+        h = K @ sol.dual_coef + sol.intercept
+        beta_new = p2_step(h, beta, free, problem=p2)
+        beta_change = float(np.abs(beta_new - beta).max())
+        new = fit_beta_svm(K, beta_new, c, solver=solver, tol=svm_tol)
+        n_iter += 1
+        d = new.dual_coef - sol.dual_coef
+        change = float(np.sqrt(max(d @ K @ d, 0.0) + (new.intercept - sol.intercept) ** 2))
+        eps = tol_abs + tol * float(np.hypot(_rkhs_norm(K, new.dual_coef), new.intercept))
+        beta, sol = beta_new, new
+        history.append({"iter": n_iter, "change": change, "eps": eps, "beta_change": beta_change,
+                        "objective": sol.dual_objective, "seconds": time.perf_counter() - t0})
+        if verbose:
+            logger.info("beta-SVM iter %d: |dh| = %.3g (eps %.3g), max|d beta| = %.3g",
+                        n_iter, change, eps, beta_change)
+        converged = change <= eps or beta_change <= 1e-9
+    return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------------------------
+# initialisations (paper §2.3, §5)
+
+
+def beta_semi_supervised(y_known):
+    """Semi-supervised β (paper §5.1): labeled rows one-hot, unlabeled rows ½.
+
+    Parameters
+    ----------
+    y_known : array-like (n,) in {−1, 0, +1}, 0 for unlabeled.
+
+    Returns
+    -------
+    beta : ndarray (n, 2)
+    free : boolean ndarray (n,), the unlabeled rows.
+
+    Examples
+    --------
+    >>> beta_semi_supervised([1, 0, -1])[0]
+    array([[0. , 1. ],
+           [0.5, 0.5],
+           [1. , 0. ]])
+    """
+    y = np.asarray(y_known, dtype=float)
+    beta = np.full((y.size, 2), 0.5)
+    beta[y > 0] = [0.0, 1.0]
+    beta[y < 0] = [1.0, 0.0]
+    return beta, y == 0
+
+
+def beta_from_knn(X, y, n_neighbors=4, metric="euclidean"):
+    """Noisy-label β (paper §5.2, "4-nn"): ``β_i^σ`` is the fraction of the ``n_neighbors``
+    nearest other points whose (possibly noisy) label is σ.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), or an (n, n) distance matrix with ``metric="precomputed"``.
+    y : array-like (n,) in {−1, +1}.
+    n_neighbors : int, default=4
+
+    Returns
+    -------
+    ndarray (n, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(6.0)[:, None]
+    >>> beta_from_knn(X, [-1, -1, -1, 1, 1, 1], n_neighbors=2)[2]
+    array([0.5, 0.5])
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    y = np.asarray(y)
+    n = y.shape[0]
+    if not (1 <= n_neighbors < n):
+        raise ValueError(f"`n_neighbors` must be in [1, n_samples - 1] = [1, {n - 1}]. "
+                         f"Got {n_neighbors!r} instead.")
+    nn = NearestNeighbors(n_neighbors=n_neighbors + 1, metric=metric).fit(X)
+    _, ind = nn.kneighbors(X)
+    # drop each point itself (the first neighbour, or wherever it appears among ties)
+    neigh = np.array([[j for j in row if j != i][:n_neighbors] for i, row in enumerate(ind)])
+    p_plus = np.mean(y[neigh] > 0, axis=1)
+    return np.column_stack([1.0 - p_plus, p_plus])
+
+
+def beta_from_proportions(bags, proportions):
+    """Label-proportion β (paper §2.3): ``β_i⁺ = p_k`` for every point of bag k.
+
+    Parameters
+    ----------
+    bags : array-like (n,), bag id of each point.
+    proportions : array-like (n_bags,) or dict
+        Proportion of positives per bag, indexed by the sorted bag ids (or a dict id → p).
+
+    Returns
+    -------
+    ndarray (n, 2)
+
+    Examples
+    --------
+    >>> beta_from_proportions([0, 0, 1], [0.25, 1.0])
+    array([[0.75, 0.25],
+           [0.75, 0.25],
+           [0.  , 1.  ]])
+    """
+    bags = np.asarray(bags)
+    ids, inverse = np.unique(bags, return_inverse=True)
+    if isinstance(proportions, dict):
+        missing = [k for k in ids.tolist() if k not in proportions]
+        if missing:
+            raise ValueError(f"`proportions` must give a proportion for every bag. Got none for "
+                             f"bags {missing[:5]}.")
+        p = np.array([proportions[k] for k in ids.tolist()], dtype=float)
+    else:
+        p = np.asarray(proportions, dtype=float).ravel()
+        if p.shape != ids.shape:
+            raise ValueError(f"`proportions` must have one entry per bag ({ids.size} bags). "
+                             f"Got {p.size} entries instead.")
+    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"`proportions` must lie in [0, 1]. Got {p.tolist()[:10]} instead.")
+    p_plus = p[inverse]
+    return np.column_stack([1.0 - p_plus, p_plus])
+
+
+def beta_from_votes(votes, classes=None, missing=None):
+    """Multi-expert β (paper §2.3): the average of the experts' votes.
+
+    Parameters
+    ----------
+    votes : array-like of shape (n_samples, n_experts)
+        Label each expert gives each point; entries equal to ``missing`` (or NaN for float
+        votes) are abstentions.
+    classes : sequence of 2 labels or None
+        Column order of β (``classes[1]`` is σ = +1); the sorted distinct votes by default.
+    missing : scalar or None
+        Marker of an abstention.
+
+    Returns
+    -------
+    beta : ndarray of shape (n_samples, 2)
+        ``β_i^σ`` = fraction of the experts voting on i who chose σ (½ when none voted).
+    classes : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> votes = np.array([[1, 1, 0, 1], [0, 0, 0, 1]])
+    >>> beta, classes = beta_from_votes(votes)
+    >>> beta
+    array([[0.25, 0.75],
+           [0.75, 0.25]])
+    """
+    V = np.asarray(votes)
+    if V.ndim != 2:
+        raise ValueError(f"`votes` must be a 2-D array (n_samples, n_experts). Got shape "
+                         f"{V.shape} instead.")
+    cast = V.astype(object)
+    given = np.ones(V.shape, bool)
+    if missing is not None:
+        given &= ~(cast == missing)
+    if V.dtype.kind == "f":
+        given &= ~np.isnan(V)
+    present = np.unique(V[given]) if classes is None else np.asarray(classes)
+    if present.size != 2:
+        raise ValueError(f"`votes` must contain exactly two classes (or pass `classes`). Got "
+                         f"{present.tolist()} instead.")
+    other = given & ~np.isin(V, present)
+    if np.any(other):
+        raise ValueError(f"`votes` must only contain the classes {present.tolist()} or the "
+                         f"missing marker. Got {V[other][0]!r}.")
+    n_votes = given.sum(axis=1)
+    n_plus = (given & (V == present[1])).sum(axis=1)
+    p_plus = np.where(n_votes > 0, n_plus / np.maximum(n_votes, 1), 0.5)
+    return np.column_stack([1.0 - p_plus, p_plus]), present
