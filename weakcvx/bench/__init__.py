@@ -20,6 +20,10 @@ BENCHMARKS = {
     "sdp": ("weakcvx.bench.sdp:bench_sdp",
             "SDP relaxation: SCS / Clarabel / CVXOPT at n = 50, 100, 200"),
 }
+BENCHMARKS["beta-ssl"] = ("weakcvx.bench.beta:bench_beta_ssl",
+                          "beta-SVM supplementary table: 5/10/15% labeled, SVM/WellSVM/beta-SVM")
+BENCHMARKS["beta-noise"] = ("weakcvx.bench.beta:bench_beta_noise",
+                            "beta-SVM Figure 2: ionosphere label noise, given vs 4-nn vs SVC")
 
 
 def run_benchmark(name, quick=False):
