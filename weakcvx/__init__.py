@@ -13,6 +13,8 @@ from . import datasets, kernels, labelsets, ladder
 from .api import solve
 from .ladder import compare
 from .estimators import S3VM, BranchAndBoundS3VM, MaxMarginClustering
+from .estimators import InvCal, MeanMap, ProportionSVM
+from . import model_selection
 from .estimators import BetaSVM
 from .problem import WeakLabelProblem
 from .result import SolveResult, SolverError
@@ -31,6 +33,10 @@ __all__ = [
     "BetaSVM",
     "MaxMarginClustering",
     "BranchAndBoundS3VM",
+    "ProportionSVM",
+    "InvCal",
+    "MeanMap",
+    "model_selection",
     "datasets",
     "kernels",
     "labelsets",

@@ -1,0 +1,75 @@
+"""Bag-level scorer and bag-preserving splitter (weakcvx.model_selection)."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+import weakcvx as wc
+from weakcvx.model_selection import (BagKFold, bag_error_scorer, bag_proportion_error,
+                                     bag_targets, check_bags)
+
+
+def test_bag_error_is_sum_of_absolute_proportion_differences():
+    rng = np.random.RandomState(0)
+    bags = rng.randint(0, 6, size=60)
+    p = rng.rand(6)
+    y_pred = rng.randint(0, 2, size=60)
+    expected = sum(abs(y_pred[bags == k].mean() - p[k]) for k in range(6))
+    assert bag_proportion_error(bags, p, y_pred) == pytest.approx(expected)
+    # ±1 predictions count +1 as positive; two-column targets give the same error
+    assert bag_proportion_error(bags, p, 2 * y_pred - 1) == pytest.approx(expected)
+    assert bag_proportion_error(bag_targets(bags, p), None, y_pred) == pytest.approx(expected)
+    # perfect predictions of the true labels have zero bag error
+    y = rng.randint(0, 2, size=60)
+    ids, p_true = wc.datasets.make_bags(np.zeros((60, 1)), y, 7, random_state=0)
+    assert bag_proportion_error(ids, p_true, y) == 0.0
+
+
+def test_bag_kfold_keeps_bags_whole_and_covers_every_row_once():
+    bags = np.repeat(np.arange(11), np.arange(1, 12))
+    seen = np.zeros(len(bags), int)
+    folds = list(BagKFold(4, random_state=0).split(np.zeros((len(bags), 1)), groups=bags))
+    assert len(folds) == 4
+    for train, test in folds:
+        assert set(bags[test]).isdisjoint(bags[train])
+        assert len(train) + len(test) == len(bags)
+        seen[test] += 1
+    assert np.all(seen == 1)
+    # same bags from the bag targets in y; same seed, same folds
+    y = bag_targets(bags, np.full(11, 0.5))
+    again = list(BagKFold(4, random_state=0).split(np.zeros((len(bags), 1)), y))
+    for (a, b), (c, d) in zip(folds, again):
+        np.testing.assert_array_equal(b, d)
+
+
+def test_grid_search_tunes_with_bag_error_only():
+    """GridSearchCV with the bag scorer and BagKFold: no instance label is passed anywhere."""
+    X, y = wc.datasets.load_uci("heart")
+    y = (y > 0).astype(int)
+    bags, p = wc.datasets.make_bags(X, y, 4, random_state=0)
+    targets = bag_targets(bags, p)
+    search = GridSearchCV(wc.MeanMap(), {"lam": [0.1, 1.0, 10.0]}, scoring=bag_error_scorer,
+                          cv=BagKFold(3, random_state=0))
+    search.fit(X, targets)
+    assert search.best_params_["lam"] in (0.1, 1.0, 10.0)
+    assert np.all(search.cv_results_["mean_test_score"] <= 0)
+    # the tuned model is better than chance on the hidden labels
+    assert np.mean(search.predict(X) == y) > 0.7
+    scores = cross_val_score(wc.ProportionSVM(n_init=2, random_state=0), X, targets,
+                             scoring=bag_error_scorer, cv=BagKFold(2, random_state=0))
+    assert scores.shape == (2,) and np.all(scores <= 0)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="n_splits"):
+        BagKFold(1)
+    with pytest.raises(ValueError, match="more than the number of bags"):
+        list(BagKFold(5).split(np.zeros((4, 1)), groups=[0, 0, 1, 1]))
+    with pytest.raises(ValueError, match="same proportion"):
+        check_bags(np.array([[0, 0.5], [0, 0.25]]), None, 2)
+    with pytest.raises(ValueError, match="must be None"):
+        check_bags(np.array([[0, 0.5], [0, 0.5]]), [0.5], 2)
+    with pytest.raises(ValueError, match="\\[0, 1\\]"):
+        bag_targets([0, 1], [0.5, -0.1])
+    with pytest.raises(ValueError, match="proportions` is required"):
+        check_bags([0, 1], None, 2)

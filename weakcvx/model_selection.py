@@ -1,0 +1,272 @@
+r"""Model selection without instance labels: bag-level scorers and bag-preserving splitters.
+
+In learning with label proportions only the fraction of positives of each bag is known, so
+parameters are tuned on validation *bags* (Yu et al. 2013, eq. 23):
+
+.. math::
+
+    \mathrm{err} = \sum_{k \in \text{validation}} |\hat p_k - p_k|, \qquad
+    \hat p_k = \frac{1}{n_k} \sum_{i \in I_k} [\hat y_i = 1].
+
+scikit-learn's ``GridSearchCV`` splits ``X`` and ``y`` row by row, so the bag structure travels
+in ``y`` as a two-column array from :func:`bag_targets` (bag id, proportion of the row's bag);
+the proportion estimators accept it as ``fit(X, targets)``, :class:`BagKFold` keeps bags whole
+and :func:`bag_error_scorer` scores on it.
+
+Examples
+--------
+>>> import numpy as np
+>>> from sklearn.model_selection import GridSearchCV
+>>> import weakcvx as wc
+>>> X, y_true, bags, p = wc.datasets.make_llp_toy(20, random_state=0)
+>>> X = np.vstack([X, X + 0.01]); bags = np.concatenate([bags, bags + 2])
+>>> p = np.concatenate([p, p])
+>>> search = GridSearchCV(wc.MeanMap(), {"lam": [0.1, 1.0]}, scoring=bag_error_scorer,
+...                       cv=BagKFold(2, random_state=0))
+>>> search.fit(X, bag_targets(bags, p)).best_params_ in ({"lam": 0.1}, {"lam": 1.0})
+True
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.model_selection import BaseCrossValidator
+from sklearn.utils import check_random_state
+
+__all__ = ["bag_targets", "check_bags", "bag_proportion_error", "bag_error_scorer", "BagKFold"]
+
+
+def _bag_proportions_from_dict(bags, proportions):
+    """Proportions given as ``{bag id: p}``: one entry per bag, no bag without rows."""
+    present = set(np.unique(bags).tolist())
+    keys = set(proportions)
+    missing = sorted(present - keys, key=repr)
+    if missing:
+        raise ValueError(f"`proportions` must give a proportion for every bag id in `bags`. "
+                         f"Bag ids {missing[:5]} have no proportion.")
+    empty = sorted(keys - present, key=repr)
+    if empty:
+        raise ValueError(f"`proportions` names bags with no rows (empty bags): {empty[:5]}. "
+                         "Every bag must hold at least one row of X.")
+    return np.array([proportions[k] for k in sorted(present)], dtype=float)
+
+
+def check_bags(bags, proportions, n_samples):
+    """Validate ``(bags, proportions)`` of a label-proportion problem.
+
+    Parameters
+    ----------
+    bags : array-like of shape (n_samples,) or (n_samples, 2)
+        Bag id of each row; or the two-column targets of :func:`bag_targets` (then
+        ``proportions`` must be None).
+    proportions : array-like of shape (n_bags,), dict or None
+        Fraction of positives of each bag, in the order of the sorted unique bag ids, or a
+        mapping ``{bag id: proportion}``.
+    n_samples : int
+
+    Returns
+    -------
+    bag_ids : ndarray (n_bags,)
+        Sorted unique bag ids.
+    bag_index : ndarray of int (n_samples,)
+        Index into ``bag_ids`` of each row.
+    proportions : ndarray (n_bags,)
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, NaN, a proportion outside [0, 1], a bag id with no proportion, an extra
+        proportion, an empty bag, or rows of one bag with different proportions in the targets.
+
+    Examples
+    --------
+    >>> ids, index, p = check_bags([3, 1, 3], {1: 0.0, 3: 0.5}, 3)
+    >>> ids.tolist(), index.tolist(), p.tolist()
+    ([1, 3], [1, 0, 1], [0.0, 0.5])
+    """
+    if bags is None:
+        raise ValueError("`bags` is required: the bag id of each row of X (or the two-column "
+                         "targets of weakcvx.model_selection.bag_targets).")
+    arr = np.asarray(bags)
+    if arr.ndim == 2:
+        if proportions is not None:
+            raise ValueError("`proportions` must be None when `bags` is the two-column array "
+                             f"of bag_targets. Got bags of shape {arr.shape} and proportions.")
+        if arr.shape != (n_samples, 2):
+            raise ValueError(f"`bags` as bag targets must have shape ({n_samples}, 2). Got "
+                             f"shape {arr.shape} instead.")
+        arr = arr.astype(float)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("`bags` (bag targets) must not contain NaN or inf.")
+        ids, index = np.unique(arr[:, 0], return_inverse=True)
+        index = index.ravel()
+        p = np.zeros(len(ids))
+        p[index] = arr[:, 1]
+        if not np.allclose(p[index], arr[:, 1], rtol=0, atol=1e-12):
+            raise ValueError("`bags` (bag targets) must give the same proportion to every row "
+                             "of a bag. Got rows of one bag with different proportions.")
+        _check_proportion_values(p)
+        return ids, index, p
+    if arr.ndim != 1 or arr.shape[0] != n_samples:
+        raise ValueError(f"`bags` must be a 1-D array with one bag id per row of X "
+                         f"({n_samples}). Got shape {arr.shape} instead.")
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ValueError("`bags` must not contain NaN or inf.")
+    if proportions is None:
+        raise ValueError("`proportions` is required: the fraction of positives of each bag.")
+    ids, index = np.unique(arr, return_inverse=True)
+    index = index.ravel()
+    if isinstance(proportions, dict):
+        p = _bag_proportions_from_dict(arr, proportions)
+    else:
+        try:
+            p = np.asarray(proportions, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"`proportions` must be numeric. Got {proportions!r}.") from exc
+        if p.ndim != 1 or p.shape[0] != len(ids):
+            raise ValueError(f"`proportions` must have one entry per bag ({len(ids)} bags, in "
+                             f"the order of the sorted bag ids). Got shape {p.shape} instead.")
+    _check_proportion_values(p)
+    return ids, index, p
+
+
+def _check_proportion_values(p):
+    if np.isnan(p).any() or np.any((p < 0) | (p > 1)):
+        bad = p[np.isnan(p) | (p < 0) | (p > 1)]
+        raise ValueError(f"`proportions` must lie in [0, 1] (no NaN). Got {bad[:5]} instead.")
+
+
+def bag_targets(bags, proportions):
+    """Two-column targets ``[bag id, proportion of the row's bag]`` for scikit-learn tools.
+
+    ``GridSearchCV`` and ``cross_val_score`` split ``y`` row by row; this array carries the bag
+    structure through such splits.
+
+    Parameters
+    ----------
+    bags : array-like of shape (n_samples,), numeric bag ids
+    proportions : array-like of shape (n_bags,) or dict
+        As for :func:`check_bags`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 2)
+
+    Examples
+    --------
+    >>> bag_targets([0, 1, 0], [0.5, 1.0]).tolist()
+    [[0.0, 0.5], [1.0, 1.0], [0.0, 0.5]]
+    """
+    arr = np.asarray(bags)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"`bags` must hold numeric bag ids for bag_targets. Got dtype "
+                         f"{arr.dtype}.")
+    ids, index, p = check_bags(arr, proportions, arr.shape[0] if arr.ndim else -1)
+    return np.column_stack([arr.astype(float), p[index]])
+
+
+def bag_proportion_error(bags, proportions, y_pred):
+    r"""Bag-level error ``Σ_k |p̂_k − p_k|`` (Yu et al. 2013, eq. 23).
+
+    Parameters
+    ----------
+    bags, proportions :
+        As for :func:`check_bags` (``proportions=None`` with two-column targets).
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels; ``1`` (or ``True``) is positive, anything else negative (so {0, 1}
+        and {−1, +1} both work).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> bag_proportion_error([0, 0, 1, 1], [0.5, 1.0], [1, 0, 1, 0])
+    0.5
+    """
+    y_pred = np.asarray(y_pred)
+    ids, index, p = check_bags(bags, proportions, y_pred.shape[0])
+    positive = (y_pred == 1).astype(float)
+    p_hat = np.bincount(index, weights=positive, minlength=len(ids)) / np.bincount(index)
+    return float(np.abs(p_hat - p).sum())
+
+
+def bag_error_scorer(estimator, X, y):
+    """Scorer for ``GridSearchCV(scoring=...)``: minus the bag-level error on validation bags.
+
+    ``y`` is the two-column array of :func:`bag_targets`; no instance label is used. Greater is
+    better, as scikit-learn expects.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, bags, p = wc.datasets.make_llp_toy(20, random_state=0)
+    >>> clf = wc.ProportionSVM(kernel="linear", n_init=2, random_state=0).fit(X, bags, p)
+    >>> bag_error_scorer(clf, X, bag_targets(bags, p)) <= 0
+    True
+    """
+    return -bag_proportion_error(y, None, estimator.predict(X))
+
+
+class BagKFold(BaseCrossValidator):
+    """K-fold over bags: every bag lies wholly in one test fold.
+
+    Bag ids come from ``groups`` when given, otherwise from the first column of the two-column
+    ``y`` of :func:`bag_targets`. The bags are shuffled (``shuffle=True``, seeded by
+    ``random_state``) and dealt into ``n_splits`` folds of nearly equal numbers of bags.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        At least 2, at most the number of bags.
+    shuffle : bool, default=True
+    random_state : int, RandomState or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bags = np.repeat(np.arange(4), 3)
+    >>> folds = list(BagKFold(2, random_state=0).split(np.zeros((12, 1)), groups=bags))
+    >>> all(set(bags[test]).isdisjoint(bags[train]) for train, test in folds)
+    True
+    """
+
+    def __init__(self, n_splits=5, shuffle=True, random_state=None):
+        if (isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral)
+                or n_splits < 2):
+            raise ValueError(f"`n_splits` must be an integer >= 2. Got {n_splits!r} instead.")
+        self.n_splits = int(n_splits)
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _bag_ids(self, X, y, groups):
+        if groups is not None:
+            return np.asarray(groups)
+        if y is None:
+            raise ValueError("BagKFold needs the bags: pass `groups` (bag id per row) or `y` "
+                             "from weakcvx.model_selection.bag_targets.")
+        y = np.asarray(y)
+        if y.ndim != 2 or y.shape[1] != 2:
+            raise ValueError("`y` must be the two-column array of bag_targets when `groups` is "
+                             f"not given. Got shape {y.shape}.")
+        return y[:, 0]
+
+    def _iter_test_indices(self, X=None, y=None, groups=None):
+        ids = self._bag_ids(X, y, groups)
+        unique, index = np.unique(ids, return_inverse=True)
+        index = index.ravel()
+        if len(unique) < self.n_splits:
+            raise ValueError(f"`n_splits`={self.n_splits} is more than the number of bags "
+                             f"({len(unique)}).")
+        order = np.arange(len(unique))
+        if self.shuffle:
+            order = check_random_state(self.random_state).permutation(len(unique))
+        for fold in np.array_split(order, self.n_splits):
+            yield np.flatnonzero(np.isin(index, fold))
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """Number of folds, ``n_splits``."""
+        return self.n_splits
