@@ -13,6 +13,7 @@ from . import datasets, kernels, labelsets, ladder
 from .api import solve
 from .ladder import compare
 from .estimators import S3VM, BranchAndBoundS3VM, MaxMarginClustering
+from .estimators import PartialLabelSVM
 from .estimators import InvCal, MeanMap, ProportionSVM
 from . import model_selection
 from .estimators import BetaSVM
@@ -33,6 +34,7 @@ __all__ = [
     "BetaSVM",
     "MaxMarginClustering",
     "BranchAndBoundS3VM",
+    "PartialLabelSVM",
     "ProportionSVM",
     "InvCal",
     "MeanMap",

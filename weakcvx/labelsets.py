@@ -50,6 +50,8 @@ __all__ = [
     "Proportions",
     "Enumerated",
     "Custom",
+    "KeyInstances",
+    "InstanceLabels",
 ]
 
 #: Largest ``|B|`` that ``enumerate()`` returns by default (exact methods on tiny problems).
@@ -111,6 +113,38 @@ def _unique_rows(V):
     """The distinct rows of ``V`` in order of first appearance."""
     _, first = np.unique(V, axis=0, return_index=True)
     return V[np.sort(first)]
+
+
+def _costs_array(costs, m, accepted):
+    """``costs`` (a scalar or an array of shape (m,)) as a positive finite array of shape (m,)."""
+    c = _as_float_array(costs, "costs")
+    if c.ndim == 0:
+        c = np.full(m, float(c))
+    elif c.shape != (m,):
+        raise ValueError(f"`costs` must be {accepted} or an array of shape ({m},). "
+                         f"Got shape {c.shape} instead.")
+    if not np.all(np.isfinite(c) & (c > 0)):
+        raise ValueError(f"`costs` must be positive and finite. Got {np.asarray(costs)!r} "
+                         "instead.")
+    return c
+
+
+def _check_bag_ids(bag_ids, name):
+    """A non-empty 1-D array of bag ids without NaN/inf, with a ValueError naming ``name``."""
+    bag_ids = np.asarray(bag_ids)
+    if bag_ids.ndim != 1 or bag_ids.size == 0:
+        raise ValueError(f"`{name}` must be a non-empty 1-D array. Got shape {bag_ids.shape} "
+                         "instead.")
+    if bag_ids.dtype.kind in "fc" and not np.all(np.isfinite(bag_ids)):
+        raise ValueError(f"`{name}` must not contain NaN or inf. Got "
+                         f"{bag_ids[~np.isfinite(bag_ids)][:5]} instead.")
+    return bag_ids
+
+
+def _index_bags(bag_ids):
+    """``(sorted unique ids, index of each point's bag, bag sizes)``."""
+    bags, index, sizes = np.unique(bag_ids, return_inverse=True, return_counts=True)
+    return bags, index.ravel(), sizes
 
 
 def _log_comb(n, m):
@@ -275,17 +309,7 @@ class LabelSet:
         ValueError
             When ``costs`` has the wrong shape or is not positive and finite.
         """
-        c = _as_float_array(costs, "costs")
-        n = self.n_samples
-        if c.ndim == 0:
-            c = np.full(n, float(c))
-        elif c.shape != (n,):
-            raise ValueError(f"`costs` must be a positive scalar or an array of shape ({n},). "
-                             f"Got shape {c.shape} instead.")
-        if not np.all(np.isfinite(c) & (c > 0)):
-            raise ValueError(f"`costs` must be positive and finite. Got {np.asarray(costs)!r} "
-                             "instead.")
-        return c
+        return _costs_array(costs, self.n_samples, "a positive scalar")
 
     def support(self, b):
         """``(rows, signs)`` of the label kernel of ``b``: ``(arange(n), b)`` for sign vectors."""
@@ -686,17 +710,9 @@ class Proportions(LabelSet):
     """
 
     def __init__(self, bag_ids, proportions, eps=0.0):
-        bag_ids = np.asarray(bag_ids)
-        if bag_ids.ndim != 1 or bag_ids.size == 0:
-            raise ValueError(f"`bag_ids` must be a non-empty 1-D array. Got shape {bag_ids.shape} "
-                             "instead.")
-        if bag_ids.dtype.kind in "fc" and not np.all(np.isfinite(bag_ids)):
-            raise ValueError("`bag_ids` must not contain NaN or inf. Got "
-                             f"{bag_ids[~np.isfinite(bag_ids)][:5]} instead.")
+        bag_ids = _check_bag_ids(bag_ids, "bag_ids")
         super().__init__(bag_ids.size)
-        self.bags, self.bag_index, self.bag_sizes = np.unique(
-            bag_ids, return_inverse=True, return_counts=True)
-        self.bag_index = self.bag_index.ravel()
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
         n_bags = len(self.bags)
         p = _as_float_array(proportions, "proportions")
         if p.ndim == 0:
@@ -945,3 +961,335 @@ class Custom(LabelSet):
 
     def __repr__(self):
         return f"Custom(n_samples={self.n_samples}, oracle={getattr(self.oracle, '__name__', '?')})"
+
+
+# -- multi-instance learning ------------------------------------------------------------------
+def _check_bag_labels(bag_labels, n_bags):
+    """Bag labels as a ±1 float array of shape (n_bags,); accepts {-1, +1} or {0, 1}."""
+    y = _as_float_array(bag_labels, "bag_labels")
+    if y.ndim == 0:
+        y = y[None]
+    if y.shape != (n_bags,):
+        raise ValueError(f"`bag_labels` must have one entry per bag ({n_bags} bags, in the order "
+                         f"of the sorted bag ids). Got shape {y.shape} instead.")
+    values = set(np.unique(y).tolist())
+    if not (values <= {-1.0, 1.0} or values <= {0.0, 1.0}):
+        raise ValueError("`bag_labels` must hold +1/-1 (or 1/0), 1 for a positive bag. Got values "
+                         f"{sorted(values)[:5]} instead.")
+    y = np.where(y == 1.0, 1.0, -1.0)
+    if not (np.any(y > 0) and np.any(y < 0)):
+        raise ValueError("`bag_labels` must contain at least one positive and one negative bag. "
+                         f"Got {int(np.sum(y > 0))} positive and {int(np.sum(y < 0))} negative.")
+    return y
+
+
+class _BagLabelSet(LabelSet):
+    """Shared parsing of the multi-instance label sets: instances grouped into labeled bags.
+
+    Every instance of a negative bag is fixed to -1; each positive bag is a group whose count of
+    positives lies in ``[min_positive, max_positive]`` (set by the subclass).
+    """
+
+    def __init__(self, bags, bag_labels, min_positive, max_positive):
+        bag_ids = _check_bag_ids(bags, "bags")
+        super().__init__(bag_ids.size)
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
+        self.bag_labels = _check_bag_labels(bag_labels, len(self.bags))
+        self.positive_bags = np.flatnonzero(self.bag_labels > 0)
+        order = np.argsort(self.bag_index, kind="stable")
+        self.members = np.split(order, np.cumsum(self.bag_sizes)[:-1])
+        negative = self.bag_labels[self.bag_index] < 0
+        self.negative_rows = np.flatnonzero(negative)
+        fixed = np.where(negative, -1, 0).astype(np.int64)
+        self._set_count_constraints(
+            fixed, [(self.members[k], min_positive(k), max_positive(k))
+                    for k in self.positive_bags])
+
+    @property
+    def n_bags(self):
+        return len(self.bags)
+
+    def _pair_costs(self, costs, positive_part):
+        """Costs from a pair ``(c_positive, c_negative)``: ``positive_part`` entries of the first,
+        then one per negative instance of the second."""
+        for value in costs:
+            if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                    or not math.isfinite(value) or value <= 0):
+                raise ValueError("`costs` as a pair (c_positive, c_negative) must hold two "
+                                 f"positive finite numbers. Got {costs!r} instead.")
+        return np.concatenate([np.full(positive_part, float(costs[0])),
+                               np.full(len(self.negative_rows), float(costs[1]))])
+
+
+class KeyInstances(_BagLabelSet):
+    r"""Multi-instance learning: ``b`` picks the key instance(s) of every positive bag.
+
+    Parameters
+    ----------
+    bags : array-like of shape (n_instances,)
+        Bag id of each instance (any sortable values). Bags are indexed by their sorted ids.
+    bag_labels : array-like of shape (n_bags,)
+        +1 (or 1) for a positive bag, -1 (or 0) for a negative one, in the order of the sorted
+        ids. At least one bag of each kind.
+    n_key : int, default=1
+        Key instances per positive bag, at most the size of the smallest positive bag.
+
+    Attributes
+    ----------
+    bags : ndarray of shape (n_bags,)
+        The sorted unique bag ids.
+    bag_index : ndarray of int, shape (n_instances,)
+        Index into ``bags`` of each instance.
+    bag_sizes : ndarray of int, shape (n_bags,)
+    bag_labels : ndarray of shape (n_bags,), ±1
+    positive_bags : ndarray of int
+        Indices of the positive bags, in order: the order of the super-instances.
+    members : list of ndarray of int
+        Instances of each bag.
+    negative_rows : ndarray of int
+        Instances of the negative bags.
+    n_key : int
+    n_super : int
+        Number of super-instances, i.e. of dual variables: ``n_key · p + |negative_rows|``.
+    is_sign_set : bool
+        Always False: the label kernel of ``b`` is not ``K ∘ bbᵀ``.
+
+    Raises
+    ------
+    ValueError
+        When ``bags`` is empty or holds NaN, when ``bag_labels`` has the wrong length, values
+        other than ±1 / 1, 0, or lacks a positive or a negative bag, or when ``n_key`` is not an
+        integer in [1, smallest positive bag].
+
+    Notes
+    -----
+    WellSVM §4.2 (eq. 18–20). An element ``b`` is a ±1 vector over the instances: +1 on the
+    ``n_key`` key instances of each positive bag, -1 everywhere else (negative bags are fixed).
+    So ``B`` is described by counts (every positive bag a group with exactly ``n_key``
+    positives), and the linear oracle is exact by sorting: per positive bag the ``n_key``
+    instances with the largest ``r_j`` (:math:`|B| = \prod_{i \le p} \binom{n_i}{n_{key}}`).
+
+    The label kernel is built over *super-instances*: with ``n_key = 1`` positive bag
+    :math:`i` contributes :math:`\psi_i = \phi(x_{i, \mathrm{key}})` with label +1 and every
+    instance of a negative bag contributes itself with label -1,
+
+    .. math::
+
+        Q_b = \operatorname{diag}(s)\, K[\mathrm{rows}_b, \mathrm{rows}_b]\,
+        \operatorname{diag}(s), \quad
+        \mathrm{rows}_b = [\mathrm{key}_1, \dots, \mathrm{key}_p, \mathrm{negatives}], \quad
+        s = [1_p; -1_{N_-}],
+
+    stored through the rows of the kernel factor (:meth:`support`), never as a matrix per
+    ``b``. ``J(b)`` is then MI-SVM's objective (eq. 18, with one slack per negative instance)
+    for the witnesses ``b``. With ``n_key > 1`` each key is a positive example of its own
+    (``n_key`` slots per positive bag, in instance order), instead of the footnote's sum of the
+    key features: the rows/signs protocol represents rows of ``K``, not sums of them.
+
+    :meth:`most_violated` is WellSVM eq. 23–25: the function :math:`b \mapsto \alpha^\top Q_b
+    \alpha = \|\sum_i \alpha_i \psi_i(b) - \sum_{j \in N_-} \alpha_j \phi(x_j)\|^2` is convex; its
+    linearisation at :math:`\hat b` gives per instance :math:`r_{ij} = \alpha_i\, w_{\hat b}
+    \cdot \phi(x_{ij})`, maximised per bag by sorting, and repeated to a fixed point (each step
+    cannot decrease the quadratic, WellSVM Prop. 6).
+
+    ``count_constraints()`` returns None: the count description is that of ``b``, but the
+    solvers that read it (supervised start, branch and bound, SDP) assume ``Q_b = K ∘ bbᵀ``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import KeyInstances
+    >>> B = KeyInstances([0, 0, 0, 1, 1, 2], bag_labels=[1, -1, 1])
+    >>> B.cardinality(), B.n_super
+    (3, 4)
+    >>> b = B.argmax(np.array([0.1, 0.7, -0.2, 0.0, 0.0, 5.0]))
+    >>> b
+    array([-1.,  1., -1., -1., -1.,  1.])
+    >>> rows, signs = B.support(b)
+    >>> rows.tolist(), signs.tolist()
+    ([1, 5, 3, 4], [1.0, 1.0, -1.0, -1.0])
+    """
+
+    is_sign_set = False
+
+    def __init__(self, bags, bag_labels, n_key=1):
+        if (isinstance(n_key, (bool, np.bool_)) or not isinstance(n_key, numbers.Integral)
+                or n_key < 1):
+            raise ValueError(f"`n_key` must be a positive integer. Got {n_key!r} instead.")
+        self.n_key = int(n_key)
+        super().__init__(bags, bag_labels, lambda k: self.n_key, lambda k: self.n_key)
+        smallest = int(self.bag_sizes[self.positive_bags].min())
+        if self.n_key > smallest:
+            raise ValueError(f"`n_key` must be at most the size of the smallest positive bag "
+                             f"({smallest}). Got {n_key!r} instead.")
+        self.n_super = self.n_key * len(self.positive_bags) + len(self.negative_rows)
+        # dual variable (slot) of each positive bag's keys, and of each instance's bag
+        self._slot_of_instance = np.full(self.n_samples, -1, dtype=np.int64)
+        for slot, k in enumerate(self.positive_bags):
+            self._slot_of_instance[self.members[k]] = slot
+
+    def count_constraints(self):
+        """None: see the Notes of the class."""
+        return None
+
+    def per_point_costs(self, costs):
+        """One cost per super-instance from a scalar, an array of shape (n_super,), or a pair
+        ``(c_positive, c_negative)``: the cost of each key slot and of each negative instance.
+
+        Raises
+        ------
+        ValueError
+            When ``costs`` has the wrong shape or is not positive and finite.
+        """
+        if isinstance(costs, tuple) and len(costs) == 2:
+            return self._pair_costs(costs, self.n_key * len(self.positive_bags))
+        return _costs_array(costs, self.n_super,
+                            "a positive scalar, a pair (c_positive, c_negative)")
+
+    def support(self, b):
+        """``(rows, signs)``: the key instances of the positive bags in bag order (``n_key`` each,
+        in instance order), then the negative instances; signs +1 then -1."""
+        b = np.asarray(b, dtype=float)
+        keys = np.flatnonzero(b > 0)
+        keys = keys[np.argsort(self._slot_of_instance[keys], kind="stable")]
+        rows = np.concatenate([keys, self.negative_rows])
+        signs = np.concatenate([np.ones(len(keys)), -np.ones(len(self.negative_rows))])
+        return rows, signs
+
+    def keys(self, b):
+        """Index within its bag of the key instance(s) of each positive bag, in bag order.
+
+        Returns
+        -------
+        ndarray of int, shape (p,) for ``n_key = 1``, else (p, n_key)
+        """
+        b = np.asarray(b, dtype=float)
+        out = np.array([np.flatnonzero(b[self.members[k]] > 0) for k in self.positive_bags],
+                       dtype=np.int64).reshape(len(self.positive_bags), self.n_key)
+        return out[:, 0] if self.n_key == 1 else out
+
+    def from_keys(self, keys):
+        """The element ``b`` whose key in positive bag ``i`` (in order) is ``keys[i]``, an index
+        within that bag (shape (p,) or (p, n_key))."""
+        keys = np.asarray(keys, dtype=np.int64).reshape(len(self.positive_bags), -1)
+        b = self._fixed.astype(float)
+        for i, k in enumerate(self.positive_bags):
+            b[self.members[k]] = -1.0
+            b[self.members[k][keys[i]]] = 1.0
+        if not self.contains(b):
+            raise ValueError(f"`keys` must pick {self.n_key} distinct instance(s) within each "
+                             f"positive bag. Got {keys.tolist()} instead.")
+        return b
+
+    def linearisation(self, problem, alpha, b):
+        r"""``r``: the gradient of ``b ↦ αᵀQ_bα`` at ``b`` per instance, halved:
+        ``r_ij = ᾱ_i w_b·φ(x_ij)`` with ``w_b = Σ_k α_k s_k φ(x_{rows_k})`` and ``ᾱ_i`` the
+        (mean) dual variable of bag ``i``'s key slot(s) (WellSVM eq. 23, ``τ``-free form)."""
+        R = problem.factor
+        rows, signs = self.support(b)
+        w = R[rows].T @ (alpha * signs)
+        slot_alpha = alpha[:self.n_key * len(self.positive_bags)].reshape(-1, self.n_key)
+        slot_alpha = slot_alpha.mean(axis=1)
+        r = np.zeros(self.n_samples)
+        inside = self._slot_of_instance >= 0
+        r[inside] = slot_alpha[self._slot_of_instance[inside]] * np.asarray(
+            R[inside] @ w).ravel()
+        return r
+
+    def most_violated(self, problem, alpha, b_hat, scores, max_steps=20):
+        """A violated element for the label-generation driver (WellSVM eq. 24–25, iterated).
+
+        Linearise-and-sort ascent on ``b ↦ αᵀQ_bα`` from ``b_hat`` and from the current
+        classifier's keys (``argmax(scores)``); ties of points with zero dual variable follow
+        the scores. Returns the element with the larger quadratic.
+        """
+        tiebreak = 1e-6 * np.asarray(scores, dtype=float)
+        best_b, best_q = None, -np.inf
+        for b in (np.asarray(b_hat, dtype=float), self.argmax(scores)):
+            q = problem.quadratic(alpha, b)
+            for _ in range(max_steps):
+                b_new = self.argmax(self.linearisation(problem, alpha, b) + tiebreak)
+                if np.array_equal(b_new, b):
+                    break
+                q_new = problem.quadratic(alpha, b_new)
+                if q_new <= q:
+                    break
+                b, q = b_new, q_new
+            if q > best_q:
+                best_b, best_q = b, q
+        return best_b
+
+    def relabel(self, scores, costs=None):
+        """Exact best ``b`` for a fixed classifier: the key(s) with the largest score per positive
+        bag (the hinge loss of a key is non-increasing in its score). ``costs`` is unused."""
+        return self.argmax(scores)
+
+    def __repr__(self):
+        return (f"KeyInstances(n_samples={self.n_samples}, n_bags={self.n_bags}, "
+                f"n_positive_bags={len(self.positive_bags)}, n_key={self.n_key})")
+
+
+class InstanceLabels(_BagLabelSet):
+    r"""Multi-instance learning by instance labels (mi-SVM's label set, Andrews et al. 2003).
+
+    Parameters
+    ----------
+    bags : array-like of shape (n_instances,)
+        Bag id of each instance (any sortable values).
+    bag_labels : array-like of shape (n_bags,)
+        +1 (or 1) for a positive bag, -1 (or 0) for a negative one, in the order of the sorted
+        ids. At least one bag of each kind.
+
+    Attributes
+    ----------
+    bags, bag_index, bag_sizes, bag_labels, positive_bags, members, negative_rows :
+        As in :class:`KeyInstances`.
+
+    Raises
+    ------
+    ValueError
+        As :class:`KeyInstances` for ``bags`` and ``bag_labels``.
+
+    Notes
+    -----
+    ``B`` holds the instance labelings consistent with the standard MIL assumption:
+
+    .. math::
+
+        B = \{ y \in \{-1, +1\}^N : y_j = -1 \ (j \text{ in a negative bag}),\;
+              \textstyle\sum_{j \in B_i} \tfrac{1 + y_j}{2} \ge 1 \ (B_i \text{ positive}) \},
+
+    a set described by counts (each positive bag a group with between 1 and :math:`n_i`
+    positives), so the oracle sorts per bag and every solver for sign vectors applies
+    (``Q_y = K ∘ yyᵀ``). Alternating on it is mi-SVM: fit, relabel each positive bag's
+    instances by the sign of the score, keep at least the best one positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import InstanceLabels
+    >>> B = InstanceLabels([0, 0, 0, 1, 1], bag_labels=[1, 0])
+    >>> B.cardinality()
+    7
+    >>> B.argmax(np.array([-0.3, -0.1, -2.0, 1.0, 1.0]))
+    array([-1.,  1., -1., -1., -1.])
+    """
+
+    def __init__(self, bags, bag_labels):
+        super().__init__(bags, bag_labels, lambda k: 1, lambda k: int(self.bag_sizes[k]))
+
+    def per_point_costs(self, costs):
+        """Costs from a scalar, an array of shape (n_samples,), or a pair ``(c_positive,
+        c_negative)``: the cost of each instance of a positive bag and of a negative bag."""
+        if isinstance(costs, tuple) and len(costs) == 2:
+            positive = self.bag_labels[self.bag_index] > 0
+            c = self._pair_costs(costs, int(positive.sum()))
+            out = np.empty(self.n_samples)
+            out[positive] = c[:int(positive.sum())]
+            out[~positive] = c[int(positive.sum()):]
+            return out
+        return super().per_point_costs(costs)
+
+    def __repr__(self):
+        return (f"InstanceLabels(n_samples={self.n_samples}, n_bags={self.n_bags}, "
+                f"n_positive_bags={len(self.positive_bags)})")

@@ -1,0 +1,302 @@
+"""Multi-instance learning: KeyInstances / InstanceLabels label sets, MI-SVM / mi-SVM heuristics,
+label generation on key instances, and the MultiInstanceSVM estimator (issue 5)."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC, LinearSVC
+
+import weakcvx as wc
+from weakcvx import kernels
+from weakcvx.datasets import make_mil_roi
+from weakcvx.estimators.mil import MultiInstanceSVM
+from weakcvx.exact import enumerate_optimum
+from weakcvx.labelsets import InstanceLabels, KeyInstances
+from weakcvx.local import bag_mean_keys, multi_instance_alternating
+
+
+def _stack(bags):
+    X = np.vstack(bags)
+    ids = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
+    return X, ids
+
+
+def _tiny(seed, n_bags=5, sizes=(1, 4), d=2):
+    """A tiny MIL problem: few bags, a few instances each, both bag labels present."""
+    rng = np.random.RandomState(seed)
+    bags = [rng.randn(rng.randint(sizes[0], sizes[1] + 1), d) for _ in range(n_bags)]
+    y = np.array([1, 0] * n_bags)[:n_bags]
+    rng.shuffle(y)
+    return bags, y
+
+
+def _best_by_enumeration(labelset, r):
+    elements = labelset.enumerate()
+    return float(np.max(elements @ r))
+
+
+# -- label sets ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n_key", [1, 2])
+def test_key_instances_oracle_is_exact(seed, n_key):
+    bags, y = _tiny(seed, n_bags=5, sizes=(2, 4))
+    _, ids = _stack(bags)
+    B = KeyInstances(ids, y, n_key=n_key)
+    r = np.random.RandomState(100 + seed).randn(B.n_samples)
+    b = B.argmax(r)
+    assert B.contains(b)
+    assert r @ b == pytest.approx(_best_by_enumeration(B, r), abs=1e-12)
+    # enumeration size: the product over positive bags of C(n_i, n_key)
+    from math import comb, prod
+    assert len(B.enumerate()) == prod(comb(len(bags[k]), n_key) for k in np.flatnonzero(y))
+    # per positive bag, the chosen keys are the n_key largest scores
+    for k in B.positive_bags:
+        members = B.members[k]
+        top = members[np.argsort(-r[members], kind="stable")[:n_key]]
+        assert set(np.flatnonzero(b > 0)) >= set(top)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_instance_labels_oracle_is_exact(seed):
+    bags, y = _tiny(seed, n_bags=4, sizes=(1, 4))
+    _, ids = _stack(bags)
+    B = InstanceLabels(ids, y)
+    r = np.random.RandomState(seed).randn(B.n_samples)
+    b = B.argmax(r)
+    assert B.contains(b)
+    assert r @ b == pytest.approx(_best_by_enumeration(B, r), abs=1e-12)
+    for k in B.positive_bags:  # at least one positive per positive bag, negatives fixed
+        assert np.any(b[B.members[k]] > 0)
+    assert np.all(b[B.negative_rows] == -1)
+
+
+def test_key_instances_label_kernel_is_the_super_instance_kernel():
+    bags, y = _tiny(3, n_bags=6, sizes=(2, 4), d=3)
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, y)
+    problem = wc.WeakLabelProblem(features=X, labelset=B)
+    b = B.initial(random_state=0)
+    keys = B.keys(b)
+    # WellSVM eq. 20 written out: ψ_i = x_{i,key} (label +1), then every negative instance (-1)
+    psi = np.vstack([bags[k][keys[i]] for i, k in enumerate(np.flatnonzero(y))]
+                    + [bags[k] for k in np.flatnonzero(y == 0)])
+    s = np.r_[np.ones(int(y.sum())), -np.ones(len(psi) - int(y.sum()))]
+    np.testing.assert_allclose(problem.label_kernel(b), np.outer(s, s) * (psi @ psi.T),
+                               atol=1e-12)
+    alpha = np.random.RandomState(0).rand(B.n_super)
+    assert problem.quadratic(alpha, b) == pytest.approx(alpha @ problem.label_kernel(b) @ alpha)
+
+
+def test_key_instances_J_matches_liblinear():
+    """J(b) is the SVM without offset on the super-instances: liblinear's primal agrees."""
+    bags, y = _tiny(5, n_bags=8, sizes=(2, 5), d=3)
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, y)
+    C = 2.0
+    problem = wc.WeakLabelProblem(features=X, labelset=B, costs=C)
+    b = B.initial(random_state=1)
+    rows, signs = B.support(b)
+    value, _ = problem.J(b, tol=1e-8)
+    svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=200000)
+    svc.fit(X[rows], signs)
+    w = svc.coef_.ravel()
+    primal = 0.5 * w @ w + C * np.maximum(0, 1 - signs * (X[rows] @ w)).sum()
+    # liblinear's dual CD stops at tol on the projected gradient: its primal is within ~1e-4
+    assert value == pytest.approx(primal, rel=1e-4)
+
+
+def test_key_instances_costs_and_keys_round_trip():
+    B = KeyInstances([0, 0, 1, 1, 1, 2], [1, 0, 1])
+    c = B.per_point_costs((2.0, 0.5))
+    np.testing.assert_array_equal(c, [2.0, 2.0, 0.5, 0.5, 0.5])
+    b = B.from_keys([1, 0])
+    assert B.keys(b).tolist() == [1, 0]
+    with pytest.raises(ValueError, match="costs"):
+        B.per_point_costs(np.ones(6))
+    with pytest.raises(ValueError, match="n_key"):
+        KeyInstances([0, 0, 1], [1, 0], n_key=3)
+    with pytest.raises(ValueError, match="positive and one negative"):
+        KeyInstances([0, 1], [1, 1])
+    with pytest.raises(ValueError, match="bag_labels"):
+        KeyInstances([0, 1], [1, 0, 1])
+    with pytest.raises(ValueError, match="bag_labels"):
+        KeyInstances([0, 1], [2, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_most_violated_does_not_decrease_the_quadratic(seed):
+    bags, y = _tiny(seed, n_bags=6, sizes=(2, 4))
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, y)
+    problem = wc.WeakLabelProblem(kernels.rbf(X, gamma=0.5) + 1.0, B, costs=5.0)
+    b_hat = B.initial(random_state=seed)
+    _, alpha = problem.J(b_hat)
+    scores = problem.decision_scores(alpha, [b_hat], np.ones(1))
+    b = B.most_violated(problem, alpha, b_hat, scores)
+    assert B.contains(b)
+    assert problem.quadratic(alpha, b) >= problem.quadratic(alpha, b_hat) - 1e-12
+    q_max = max(problem.quadratic(alpha, e) for e in B.enumerate())
+    assert problem.quadratic(alpha, b) <= q_max + 1e-9
+
+
+# -- the ladder on tiny problems -------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+def test_ladder_on_tiny_mil(seed):
+    """certified hull (exact oracle) <= MIP optimum (enumeration) <= J of any feasible labels."""
+    bags, y = _tiny(seed, n_bags=5, sizes=(2, 4))
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, y)
+    problem = wc.WeakLabelProblem(kernels.rbf(X, gamma=0.5) + 1.0, B, costs=5.0)
+    exact = enumerate_optimum(problem)
+    hull = wc.solve(problem, method="label_generation", oracle="exact",
+                    initial=bag_mean_keys(B, X))
+    sorting = wc.solve(problem, method="label_generation", initial=bag_mean_keys(B, X))
+    local = multi_instance_alternating(problem, features=X)
+    assert hull.certified
+    tol = 1e-3 * max(1.0, abs(exact.value))  # CVXPY master (Clarabel) accuracy
+    assert hull.value <= exact.value + tol
+    assert exact.value <= local.upper_bound + 1e-6
+    assert exact.value <= sorting.upper_bound + 1e-6
+    assert exact.value <= hull.upper_bound + 1e-6
+    # the master value over a subset of B is never below the hull value
+    assert sorting.value >= hull.value - tol
+    for res in (hull, sorting, local):
+        assert B.contains(res.labels)
+
+
+def test_alternating_is_monotone_and_feasible():
+    bags, y, _ = make_mil_roi(n_bags=16, random_state=2)
+    X, ids = _stack(bags)
+    for labelset in (KeyInstances(ids, y), InstanceLabels(ids, y)):
+        problem = wc.WeakLabelProblem(kernels.rbf(X, gamma="scale") + 1.0, labelset, costs=10.0)
+        res = multi_instance_alternating(problem, features=X)
+        values = [h["value"] for h in res.history]
+        assert all(b <= a + 1e-9 for a, b in zip(values, values[1:])) or \
+            res.status == "converged"
+        assert labelset.contains(res.labels)
+        assert res.upper_bound == pytest.approx(problem.J(res.labels)[0], rel=1e-4)
+    with pytest.raises(TypeError, match="KeyInstances"):
+        multi_instance_alternating(wc.WeakLabelProblem(
+            features=X, labelset=wc.labelsets.Clustering(len(X), beta=len(X))))
+
+
+# -- the estimator ----------------------------------------------------------------------------
+@pytest.mark.parametrize("params", [dict(relaxation="label_generation"),
+                                    dict(relaxation="alternating", variant="MI"),
+                                    dict(relaxation="alternating", variant="mi")])
+def test_one_instance_per_bag_is_a_supervised_svm_without_offset(params):
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 3)
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.randn(30) > 0).astype(int)
+    C = 3.0
+    clf = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, **params)
+    clf.fit([x[None, :] for x in X], y)
+    svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=200000)
+    svc.fit(X, 2 * y - 1)
+    # the primal is strictly convex in w: both solvers find the same w (to their tolerances)
+    np.testing.assert_allclose(clf.coef_, svc.coef_.ravel(), atol=2e-3 * np.abs(svc.coef_).max())
+    assert clf.intercept_ == 0.0
+    np.testing.assert_array_equal(clf.predict([x[None, :] for x in X]), svc.predict(X) > 0)
+
+
+@pytest.fixture(scope="module")
+def roi_data():
+    bags, y, keys = make_mil_roi(n_bags=40, n_features=5, random_state=1)
+    test, y_test, _ = make_mil_roi(n_bags=150, n_features=5, random_state=101)
+    return bags, y, keys, test, y_test
+
+
+def test_roi_hit_rate_and_accuracy_beat_bag_mean_svm(roi_data):
+    bags, y, keys, test, y_test = roi_data
+    clf = MultiInstanceSVM(random_state=0).fit(bags, y)
+    positive = np.flatnonzero(y == 1)
+    assert len(clf.key_instances_) == len(positive)
+    hit = np.mean([keys[i][k] for i, k in zip(positive, clf.key_instances_)])
+    assert hit >= 0.9  # the region is separable from the background
+    baseline = SVC(C=10.0, gamma="scale").fit([b.mean(axis=0) for b in bags], y)
+    base_acc = np.mean(baseline.predict([b.mean(axis=0) for b in test]) == y_test)
+    acc = np.mean(clf.predict(test) == y_test)
+    assert acc > base_acc + 0.05
+    # instance predictions: the true key instances of the test bags mostly score positive
+    _, _, test_keys = make_mil_roi(n_bags=150, n_features=5, random_state=101)
+    X_test = np.vstack(test)
+    pred = clf.predict_instances(X_test)
+    assert np.mean(pred[np.concatenate(test_keys)] == 1) > 0.8
+    # a bag's score is the largest instance score
+    scores = clf.decision_function(test[:5])
+    for s, bag in zip(scores, test[:5]):
+        assert s == pytest.approx(clf.decision_function([bag])[0])
+
+
+def test_gridsearch_on_bags_and_sklearn_contract(roi_data):
+    bags, y, _, test, y_test = roi_data
+    search = GridSearchCV(MultiInstanceSVM(relaxation="alternating", random_state=0),
+                          {"C": [1.0, 10.0]}, cv=3).fit(bags, y)
+    assert search.best_estimator_.predict(test).shape == (len(test),)
+    clf = MultiInstanceSVM(relaxation="alternating", random_state=0, C=5.0)
+    assert clone(clf).get_params() == clf.get_params()
+    clf.fit(bags, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(test), clf.decision_function(test))
+    same = clone(clf).fit(bags, y)
+    np.testing.assert_array_equal(same.decision_function(test), clf.decision_function(test))
+    # string classes: classes_[1] is the positive one
+    labels = np.where(y == 1, "yes", "no")
+    fitted = MultiInstanceSVM(relaxation="alternating").fit(bags, labels)
+    assert set(fitted.predict(test)) <= {"yes", "no"}
+    assert fitted.score(test, np.where(y_test == 1, "yes", "no")) > 0.7
+
+
+def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):
+    bags, y, _, test, _ = roi_data
+    exact = MultiInstanceSVM(relaxation="alternating", random_state=0).fit(bags, y)
+    n = sum(len(b) for b in bags)
+    monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
+    low = MultiInstanceSVM(relaxation="alternating", random_state=0, max_rank=n).fit(bags, y)
+    # a full-rank pivoted Cholesky factor is the kernel up to round-off
+    np.testing.assert_allclose(low.decision_function(test), exact.decision_function(test),
+                               atol=1e-3)
+    lower = MultiInstanceSVM(relaxation="alternating", random_state=0, max_rank=40).fit(bags, y)
+    assert np.mean(lower.predict(test) == exact.predict(test)) > 0.9
+
+
+def test_n_key_two():
+    bags, y, keys = make_mil_roi(n_bags=24, bag_size=(4, 8), n_key=2, random_state=3)
+    clf = MultiInstanceSVM(n_key=2, random_state=0).fit(bags, y)
+    assert clf.key_instances_.shape == (int(y.sum()), 2)
+    positive = np.flatnonzero(y == 1)
+    hit = np.mean([keys[i][k].all() for i, k in zip(positive, clf.key_instances_)])
+    assert hit >= 0.8
+
+
+# -- bad input ------------------------------------------------------------------------------
+@pytest.mark.parametrize("bags, y, error, match", [
+    ([np.zeros((0, 2)), np.ones((2, 2))], [1, 0], ValueError, "empty"),
+    ([np.zeros((2, 2)), np.ones((2, 3))], [1, 0], ValueError, "same number of features"),
+    (np.zeros((4, 2)), [1, 0, 1, 0], TypeError, "list of 2-D arrays"),
+    ({"a": np.zeros((2, 2))}, [1], TypeError, "list of 2-D arrays"),
+    ([np.zeros((2, 2)), np.ones((2, 2)), np.ones((1, 2))], [0, 1, 2], ValueError,
+     "exactly two classes"),
+    ([np.zeros((2, 2)), np.ones((2, 2))], [1, 1], ValueError, "no negative bag"),
+    ([np.zeros((2, 2)), np.ones((2, 2))], [0, 0], ValueError, "no positive bag"),
+    ([np.array([[0.0, np.nan]]), np.ones((2, 2))], [1, 0], ValueError, "NaN"),
+    ([np.zeros(2), np.ones(2)], [1, 0], ValueError, "2-D"),
+    ([np.zeros((2, 2)), np.ones((2, 2))], [1, 0, 1], ValueError, "one entry per bag"),
+])
+def test_bad_input(bags, y, error, match):
+    with pytest.raises(error, match=match):
+        MultiInstanceSVM().fit(bags, y)
+
+
+def test_bad_input_at_prediction(roi_data):
+    bags, y, *_ = roi_data
+    clf = MultiInstanceSVM(relaxation="alternating").fit(bags, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict([np.zeros((2, 3))])
+    with pytest.raises(ValueError, match="empty"):
+        clf.predict([np.zeros((0, 5))])
+    with pytest.raises(ValueError, match="relaxation"):
+        MultiInstanceSVM(relaxation="sdp").fit(bags, y)
