@@ -24,6 +24,8 @@ BENCHMARKS["beta-ssl"] = ("weakcvx.bench.beta:bench_beta_ssl",
                           "beta-SVM supplementary table: 5/10/15% labeled, SVM/WellSVM/beta-SVM")
 BENCHMARKS["beta-noise"] = ("weakcvx.bench.beta:bench_beta_noise",
                             "beta-SVM Figure 2: ionosphere label noise, given vs 4-nn vs SVC")
+BENCHMARKS["mil"] = ("weakcvx.bench.mil:bench_mil",
+                     "MIL 10-fold CV on Musk1/Musk2/Elephant vs Andrews et al. 2003; ROI toy")
 
 
 def run_benchmark(name, quick=False):
