@@ -462,3 +462,49 @@ def test_bad_input_of_helpers_raises(small):
         box_qp_cvxpy(np.ones((3, 4)), 1.0)
     with pytest.raises(ValueError, match="`c` must be positive"):
         box_qp_cvxpy(np.eye(3), -1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The explicit-Q path (``gram=``) against the CVXPY reference and the factor path
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed, T, factor, costs", PROBLEMS)
+def test_gram_path_matches_cvxpy_and_factor_path(seed, T, factor, costs):
+    R, rows, signs, mu, c = make_problem(seed, T, factor=factor, costs=costs)
+    gram = R @ R.T
+    sol = solve_box_qp(R, rows, signs, c, mu, tol=1e-8, max_epochs=MAX_EPOCHS, gram=gram)
+    assert sol.converged
+    ref_value, _ = box_qp_cvxpy(label_kernel(R, rows, signs, mu), c)
+    scale = max(1.0, abs(ref_value))
+    # same tolerances as test_value_matches_cvxpy_reference: both stop at ~1e-8 relative
+    assert abs(sol.dual_value - ref_value) <= 1e-6 * scale
+    assert sol.dual_value - 1e-6 * scale <= ref_value <= sol.primal_value + 1e-6 * scale
+    factor_sol = solve_box_qp(R, rows, signs, c, mu, tol=1e-8, max_epochs=MAX_EPOCHS)
+    assert abs(sol.dual_value - factor_sol.dual_value) <= 1e-6 * scale
+    # the returned weights are those of the returned alpha, whichever path ran
+    np.testing.assert_allclose(sol.w, _weights_from_alpha_ref(R, rows, signs, sol.alpha),
+                               atol=1e-10)
+
+
+def _weights_from_alpha_ref(R, rows, signs, alpha):
+    return np.stack([R[rows[t]].T @ (alpha * signs[t]) for t in range(rows.shape[0])])
+
+
+def test_gram_path_with_rows_differing_between_labels():
+    """Supports whose rows differ per label (multi-instance super-instances) on the Q path."""
+    rng = np.random.default_rng(3)
+    R = rng.standard_normal((9, 4))
+    rows = np.array([[0, 1, 2, 5, 6], [3, 1, 4, 5, 8]])
+    signs = np.array([[1.0, 1.0, -1.0, -1.0, 1.0], [1.0, -1.0, -1.0, 1.0, 1.0]])
+    mu = np.array([0.3, 0.7])
+    c = np.full(5, 2.0)
+    sol = solve_box_qp(R, rows, signs, c, mu, tol=1e-9, max_epochs=MAX_EPOCHS, gram=R @ R.T)
+    ref_value, _ = box_qp_cvxpy(label_kernel(R, rows, signs, mu), c)
+    assert abs(sol.dual_value - ref_value) <= 1e-6 * max(1.0, abs(ref_value))
+
+
+def test_gram_of_wrong_shape_raises():
+    R = np.eye(3)
+    with pytest.raises(ValueError, match="`gram` must be the \\(3, 3\\)"):
+        solve_box_qp(R, np.arange(3), np.ones(3), 1.0, gram=np.eye(2))

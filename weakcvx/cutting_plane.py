@@ -49,7 +49,7 @@ def supervised_scores(problem, tol=1e-4):
     if known.size == 0:
         return None
     sol = solve_box_qp(problem.factor, known.astype(np.int64), fixed[known].astype(float),
-                       problem.costs[known], tol=tol)
+                       problem.costs[known], tol=tol, gram=getattr(problem, "gram", None))
     return np.asarray(problem.factor @ sol.w[0]).ravel()
 
 
@@ -90,7 +90,7 @@ def _eigen_directions(problem, alpha, k=2):
     if k < 1:
         return []
     try:
-        if sp.issparse(A) or min(A.shape) > 200:
+        if sp.issparse(A) or min(A.shape) > 60:
             _, _, Vt = svds(A, k=k, tol=1e-4, maxiter=200, random_state=0)
         else:
             _, _, Vt = np.linalg.svd(A, full_matrices=False)
@@ -249,6 +249,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     inner_tol = 1e-2 if large else None
     n_starts = 1 if large else 4
     cvx_solver = "CLARABEL" if problem.n_samples <= 300 else "SCS"
+    gram = getattr(problem, "gram", None)
     elements = None
     if oracle == "exact":
         kwargs = {} if enumeration_limit is None else {"limit": enumeration_limit}
@@ -275,7 +276,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         rows, signs = problem.stack(working_set)
         sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
                            tol=master_tol, max_alternations=max_alternations,
-                           inner_tol=inner_tol, solver=cvx_solver, random_state=random_state)
+                           inner_tol=inner_tol, solver=cvx_solver, random_state=random_state,
+                           gram=gram)
         alpha, mu = sol.alpha, sol.mu
         value = sol.value
         t_hat = int(np.argmax(sol.quadratics))
@@ -323,7 +325,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         rows, signs = problem.stack(working_set)
         sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
                            tol=master_tol, max_alternations=10 * max_alternations,
-                           random_state=random_state)
+                           random_state=random_state, gram=gram)
         alpha, mu = sol.alpha, sol.mu
     value = float(sol.value)
     certified = False

@@ -143,7 +143,7 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None):
 
 
 def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_alternations=200,
-                 inner_tol=None, step=1.0, random_state=0):
+                 inner_tol=None, step=1.0, random_state=0, gram=None):
     r"""Master problem by MKLGL alternation (WellSVM §4.1.2; Xu et al. 2010), the fast path.
 
     Alternate (i) μ fixed: the box QP with ``Q_μ = Σ_t μ_t Q_t`` (:func:`weakcvx.svm.solve_box_qp`,
@@ -171,6 +171,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     inner_tol : float, optional
         Projected-gradient tolerance of the box-QP solver; default ``tol`` clipped to
         [1e-8, 1e-2].
+    gram : ndarray (n, n), optional
+        ``K = R Rᵀ``, passed to the box-QP solver (explicit label kernel for small problems).
 
     Returns
     -------
@@ -209,7 +211,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
             # value; the master's own saddle gap decides convergence
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(factor, rows, signs, c, mu=mu, alpha0=alpha, tol=inner_tol,
-                               random_state=random_state)
+                               random_state=random_state, gram=gram)
         alpha = sol.alpha
         q = np.einsum("tr,tr->t", sol.w, sol.w)
         upper = float(sol.primal_value)
@@ -235,12 +237,12 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
 
 def solve_master(factor, rows, signs, c, master="mklgl", alpha0=None, mu0=None, tol=1e-4,
                  max_alternations=200, inner_tol=None, solver="SCS", solver_options=None,
-                 random_state=0):
+                 random_state=0, gram=None):
     """Dispatch to :func:`master_mklgl` (``master="mklgl"``) or :func:`master_cvxpy`."""
     if master == "mklgl":
         return master_mklgl(factor, rows, signs, c, alpha0=alpha0, mu0=mu0, tol=tol,
                             max_alternations=max_alternations, inner_tol=inner_tol,
-                            random_state=random_state)
+                            random_state=random_state, gram=gram)
     if master == "cvxpy":
         return master_cvxpy(factor, rows, signs, c, solver=solver, solver_options=solver_options)
     raise ValueError(f"`master` must be 'mklgl' or 'cvxpy'. Got {master!r} instead.")

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from . import kernels
-from .svm import solve_box_qp
+from .svm import GRAM_LIMIT, solve_box_qp
 
 __all__ = ["WeakLabelProblem"]
 
@@ -50,6 +50,9 @@ class WeakLabelProblem:
     ----------
     factor : ndarray (n, r) or scipy.sparse.csr_matrix (n, d)
     kernel : ndarray (n, n) or None
+    gram : ndarray (n, n) or None
+        ``K`` when the factor is exact and ``n ≤ weakcvx.svm.GRAM_LIMIT``: handed to
+        :func:`~weakcvx.svm.solve_box_qp`, which then works on the explicit label kernel.
     costs : ndarray (m,)
     n_samples : int
 
@@ -90,10 +93,13 @@ class WeakLabelProblem:
                 X = np.ascontiguousarray(X)
             self.factor = X
             self.kernel = None
+            self.gram = None
         else:
             K = kernels.check_kernel_matrix(kernel)
             self.kernel = K
             self.factor = kernels.factor(K, rank=rank)
+            # the box-QP solvers use K itself when the factor is exact and K is small enough
+            self.gram = K if rank is None and K.shape[0] <= GRAM_LIMIT else None
         self.n_samples = self.factor.shape[0]
         if labelset.n_samples != self.n_samples:
             raise ValueError(
@@ -166,7 +172,7 @@ class WeakLabelProblem:
             # at max_epochs the primal value is still a valid upper bound of J(b)
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(self.factor, rows, signs, self.costs, alpha0=alpha0, tol=tol,
-                               max_epochs=max_epochs)
+                               max_epochs=max_epochs, gram=self.gram)
         return float(sol.primal_value), sol.alpha
 
     def dual_coef(self, alpha, working_set, mu):
