@@ -167,10 +167,10 @@ def _direction(y_plus, y_minus, violated, k):
     """The (k, b) matrix A with ``A[y⁺_i, i] = 1``, ``A[y⁻_i, i] = −1`` for violated points, so
     that ``A X_batch = Σ_{i violated} Φ(x_i, y⁺_i) − Φ(x_i, y⁻_i)`` (as a (k, d) matrix)."""
     idx = np.flatnonzero(violated)
-    data = np.concatenate([np.ones(idx.size), -np.ones(idx.size)])
-    rows = np.concatenate([y_plus[idx], y_minus[idx]])
-    cols = np.concatenate([idx, idx])
-    return sp.csr_matrix((data, (rows, cols)), shape=(k, violated.size))
+    A = np.zeros((k, violated.size))
+    A[y_plus[idx], idx] = 1.0
+    A[y_minus[idx], idx] = -1.0  # y⁻ ∉ Y_i ∋ y⁺, so the two entries never collide
+    return A
 
 
 def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
@@ -243,8 +243,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
         W *= 1.0 - eta * lam
         violated = margin < 1.0
         if violated.any():
-            step = _direction(y_plus, y_minus, violated, k) @ Xb
-            W += (eta / batch.size) * (step.toarray() if sp.issparse(step) else step)
+            W += (eta / batch.size) * np.asarray(_direction(y_plus, y_minus, violated, k) @ Xb)
         norm = np.linalg.norm(W)
         if norm > radius:
             W *= radius / norm

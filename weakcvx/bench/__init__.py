@@ -26,6 +26,8 @@ BENCHMARKS["beta-noise"] = ("weakcvx.bench.beta:bench_beta_noise",
                             "beta-SVM Figure 2: ionosphere label noise, given vs 4-nn vs SVC")
 BENCHMARKS["mil"] = ("weakcvx.bench.mil:bench_mil",
                      "MIL 10-fold CV on Musk1/Musk2/Elephant vs Andrews et al. 2003; ROI toy")
+BENCHMARKS["pl"] = ("weakcvx.bench.partial:bench_pl",
+                    "PL-SVM Figs. 6-7: accuracy vs |PL|, |Y| = 2..5, vs SVM and SVM-All")
 
 
 def run_benchmark(name, quick=False):
