@@ -20,6 +20,13 @@ are not shipped: scikit-learn's digits (8×8) stands in for both.
 The paper reports its curves only as figures (no table): its claims are that PL-SVM lies
 between SVM and SVM-All on all six sets, that it gains more with more partial data, and less
 with larger candidate sets. The table prints those three checks beside the accuracies.
+
+Measured (``weakcvx bench pl``, 3 draws, 70 s in all on a shared 2-core machine): PL-SVM lies
+between SVM and SVM-All in 36 of 40 (set, |L|, |PL|) cells, the 4 others within 0.7 points of
+SVM-All; at |L| = 100, |PL| = 800, |Y| = 2 the accuracy is digits 95.9 (SVM 87.1, SVM-All 96.1),
+segment 92.2 (86.3, 91.5), satimage 83.5 (79.1, 83.7), penbased 91.5 (81.9, 92.1), letter 68.8
+(41.6, 69.8); PL-SVM fits (0.02–0.17 s) take 1/2 to 1/5 of LinearSVC's crammer_singer fit on
+the same points.
 """
 
 from __future__ import annotations

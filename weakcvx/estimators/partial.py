@@ -81,9 +81,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     kernel : {"linear", "poly", "rbf"}, default="linear"
         The paper uses ``(xᵀz + 1)^d`` with ``d`` in 1..5 (``kernel="poly"``, ``gamma=1``).
     lam : float, default=1e-2
-        Regularisation λ > 0. Measured on digits with candidate sets of size 2 (DESIGN §3.8):
-        λ = 1e-2 with 20 epochs and averaging gives the best test accuracy; λ below 1e-4 with
-        few epochs fails unless the iterates are averaged.
+        Regularisation λ > 0. Measured on digits (100 fully labeled + 800 points with candidate
+        sets of size 2, 20 epochs, averaged): test accuracy 95.9% at λ = 1e-3 and 1e-2, 95.7%
+        at 1e-1 (DESIGN §3.8: λ below 1e-4 with few epochs fails unless the iterates are
+        averaged).
     degree : int, default=3
         Degree of the polynomial kernel.
     gamma : "mean_distance", "scale" or float, default="mean_distance"
@@ -97,8 +98,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default=20
         Epochs of PL-Pegasos, or maximum CCCP rounds.
     batch_size : int, default=64
-        Points per PL-Pegasos step (measured on digits: 1, 16 and 64 reach the same objective
-        per epoch within a few percent; 64 is 5–10× faster per epoch).
+        Points per PL-Pegasos step. Measured on 300 digits, λ = 1e-2, 20 epochs: batches of
+        64 reach an objective 16% above batches of 1 (0.108 vs 0.093) in 1/13 of the time, and
+        the same test accuracy; after 100 epochs the three sizes 1, 16, 64 agree within 4%.
+        ``batch_size ≥ n_samples`` is the paper's full-batch Algorithm 1.
     average : bool, default=True
         Return the average of the PL-Pegasos iterates of the second half of the run.
     tol : float, default=1e-6
@@ -138,6 +141,12 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     points. CCCP fixes ``y⁺_i = argmax_{c∈Y_i} s_ic`` and solves the convex Crammer–Singer
     problem of the labels ``y⁺`` against the classes outside ``Y_i``; the objective never
     increases. A candidate set holding every class carries no information (loss 0).
+
+    PL-Pegasos converges in objective as O(1/(λT)) (T steps): on 100 digits with singleton
+    sets and λ = 0.1 the full-batch gap to the optimum is ~1% after 1000 steps and ~0.3% after
+    3000. The default 20 epochs stop far earlier (at λ = 1e-2 on 300 digits: objective 0.108
+    against the optimum 0.024) although test accuracy has reached its plateau; raise
+    ``max_iter`` when the objective itself matters, or use ``solver="cccp"`` on small data.
 
     The kernel form stores the training kernel matrix (O(n²) memory); use the linear kernel
     (dense or sparse) beyond a few thousand points.
