@@ -19,6 +19,8 @@ BENCHMARKS = {
                   "Chapelle et al. 2006 Table 1: exact S3VM by branch and bound on two moons"),
     "sdp": ("weakcvx.bench.sdp:bench_sdp",
             "SDP relaxation: SCS / Clarabel / CVXOPT at n = 50, 100, 200"),
+    "llp": ("weakcvx.bench.llp:bench_llp",
+            "Yu et al. 2013 Table 2: MeanMap, InvCal, alter-/conv-proportion SVM on UCI bags"),
 }
 BENCHMARKS["beta-ssl"] = ("weakcvx.bench.beta:bench_beta_ssl",
                           "beta-SVM supplementary table: 5/10/15% labeled, SVM/WellSVM/beta-SVM")
