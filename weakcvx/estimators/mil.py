@@ -306,7 +306,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.variant == "MI":
             self.key_instances_ = labelset.keys(labels)
         else:
-            scores = np.where(labels > 0, KernelModelMixin.decision_function(self, X), -np.inf)
+            # training scores through the factor: O(n r), never the n × n kernel
+            scores = problem.decision_scores(result.alpha, result.working_set, result.mu)
+            scores = np.where(labels > 0, scores, -np.inf)
             self.key_instances_ = np.array(
                 [int(np.argmax(scores[labelset.members[k]])) for k in labelset.positive_bags],
                 dtype=np.int64)
