@@ -9,14 +9,11 @@ feasible labeling), and the scikit-learn estimators wrap it.
 
 import logging
 
-from . import datasets, kernels, labelsets, ladder
+from . import datasets, kernels, labelsets, ladder, model_selection
 from .api import solve
+from .estimators import (S3VM, BetaSVM, BranchAndBoundS3VM, InvCal, MaxMarginClustering, MeanMap,
+                         MultiInstanceSVM, PartialLabelSVM, ProportionSVM)
 from .ladder import compare
-from .estimators import S3VM, BranchAndBoundS3VM, MaxMarginClustering
-from .estimators import PartialLabelSVM
-from .estimators import InvCal, MeanMap, ProportionSVM
-from . import model_selection
-from .estimators import BetaSVM
 from .problem import WeakLabelProblem
 from .result import SolveResult, SolverError
 
@@ -33,6 +30,7 @@ __all__ = [
     "S3VM",
     "BetaSVM",
     "MaxMarginClustering",
+    "MultiInstanceSVM",
     "BranchAndBoundS3VM",
     "PartialLabelSVM",
     "ProportionSVM",

@@ -11,7 +11,36 @@ import numpy as np
 
 __all__ = ["main"]
 
-DATASETS = ("two-moons", "blobs", "gap-clusters")
+SYNTHETIC = ("two-moons", "blobs", "gap-clusters")
+
+
+def _datasets():
+    """Built-in problems: the generators, then every shipped UCI set (subsampled)."""
+    from .datasets import list_uci
+
+    return SYNTHETIC + tuple(list_uci())
+
+
+def _uci_subsample(name, n, n_labeled, seed):
+    """``n`` points of a shipped UCI set drawn at random (stratified), ``n_labeled`` of them
+    labeled (at least one per class), standardized features; ±1 labels."""
+    from sklearn.model_selection import train_test_split
+
+    from .datasets import load_uci
+
+    X, y = load_uci(name)
+    if not 4 <= n <= len(y):
+        raise ValueError(f"`--n` must be between 4 and {len(y)} for {name!r}. Got {n}.")
+    if n < len(y):
+        X, _, y, _ = train_test_split(X, y, train_size=n, stratify=y, random_state=seed)
+    y_true = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    rng = np.random.default_rng(seed)
+    first = [rng.choice(np.flatnonzero(y_true == s)) for s in (1.0, -1.0)]
+    rest = rng.permutation(np.setdiff1d(np.arange(n), first))[: max(0, n_labeled - 2)]
+    y_known = np.zeros(n)
+    lab = np.concatenate([first, rest]).astype(int)
+    y_known[lab] = y_true[lab]
+    return X, y_true, y_known
 
 
 def _build_problem(args):
@@ -38,8 +67,12 @@ def _build_problem(args):
         C = 1.0 if args.C is None else args.C
         labelset = wc.labelsets.Clustering(args.n, max(0.1 * args.n, args.n % 2))
         name = f"clustering blobs, n={args.n}"
-    else:  # pragma: no cover - argparse restricts choices
-        raise ValueError(args.dataset)
+    else:
+        X, y_true, y_known = _uci_subsample(args.dataset, args.n, args.labeled, rng_seed)
+        gamma = args.gamma if args.gamma is not None else "mean_distance"
+        C = 1.0 if args.C is None else args.C
+        labelset = wc.labelsets.SemiSupervised(y_known)
+        name = f"UCI {args.dataset}, n={args.n} (subsampled), {args.labeled} labeled"
     K = wc.kernels.rbf(X, gamma=gamma)
     return wc.WeakLabelProblem(K, labelset, costs=C, y_true=y_true, name=name)
 
@@ -50,7 +83,15 @@ def _cmd_compare(args):
     if args.n < 4:
         print(f"weakcvx compare: --n must be at least 4 (got {args.n})", file=sys.stderr)
         return 2
-    problem = _build_problem(args)
+    if args.labeled < 2:
+        print(f"weakcvx compare: --labeled must be at least 2 (got {args.labeled})",
+              file=sys.stderr)
+        return 2
+    try:
+        problem = _build_problem(args)
+    except ValueError as exc:
+        print(f"weakcvx compare: {exc}", file=sys.stderr)
+        return 2
     print(f"{problem!r}", flush=True)
     table = wc.ladder.compare(problem, random_state=args.seed, verbose=args.verbose)
     print(table)
@@ -94,8 +135,10 @@ def main(argv=None):
 
     p = sub.add_parser("compare", help="run every method on one problem and print the ladder "
                        "of bounds (SDP <= convex hull <= optimum <= J(labels))")
-    p.add_argument("--dataset", choices=DATASETS, default="two-moons",
-                   help="built-in problem (default: two-moons)")
+    p.add_argument("--dataset", choices=_datasets(), default="two-moons", metavar="NAME",
+                   help="built-in problem: two-moons (default), blobs (clustering), "
+                   "gap-clusters, or a shipped UCI set subsampled to --n points ("
+                   + ", ".join(_datasets()[len(SYNTHETIC):]) + ")")
     p.add_argument("--n", type=int, default=16, help="number of points (default 16)")
     p.add_argument("--labeled", type=int, default=2,
                    help="labeled points for semi-supervised sets (default 2)")

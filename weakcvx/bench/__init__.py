@@ -19,6 +19,8 @@ BENCHMARKS = {
                   "Chapelle et al. 2006 Table 1: exact S3VM by branch and bound on two moons"),
     "sdp": ("weakcvx.bench.sdp:bench_sdp",
             "SDP relaxation: SCS / Clarabel / CVXOPT at n = 50, 100, 200"),
+    "bnb": ("weakcvx.bench.exact:bench_bnb",
+            "branch and bound on two moons: paper's node bound vs the convex-hull bound"),
     "llp": ("weakcvx.bench.llp:bench_llp",
             "Yu et al. 2013 Table 2: MeanMap, InvCal, alter-/conv-proportion SVM on UCI bags"),
 }

@@ -19,12 +19,12 @@ def _two_moons_problem(n, seed):
                                wc.labelsets.SemiSupervised(y_known), costs=10.0, y_true=y_true)
 
 
-def bench_bnb(quick=False):
+def bench_bnb(quick=False, seeds=None, run_limit=600.0):
     """Branch and bound on two moons (2 labeled points, RBF gamma=2, C=10): nodes and seconds
     with ``bound="svm"`` (Chapelle et al.) and ``bound="hull"`` for growing n, and the largest n
     certified within the time limit with each.
 
-    Full run: seeds 0, 1, 2 per size, 10 minutes per run. ``quick``: seed 0 only and a budget
+    Full run: seeds 0, 1, 2 per size (``seeds=``), 10 minutes per run (``run_limit``). ``quick``: seed 0 only and a budget
     of 2 minutes per bound for the whole sweep (each run gets what is left of it). The sweep of
     a bound stops at the first run that does not certify. Times include the incumbent seed
     (rounding of the convex-hull relaxation, ``SEED_MAX_ITER`` label-generation rounds), shown
@@ -34,8 +34,7 @@ def bench_bnb(quick=False):
 
     from weakcvx.exact import branch_and_bound
 
-    seeds = (0,) if quick else (0, 1, 2)
-    run_limit = 600.0
+    seeds = ((0,) if quick else (0, 1, 2)) if seeds is None else tuple(seeds)
     budget = 120.0 if quick else np.inf
     print(f"branch and bound on two moons (2 labeled, gamma=2, C=10); seeds {list(seeds)}; "
           + ("budget 120 s per bound" if quick else "time limit 600 s per run"))

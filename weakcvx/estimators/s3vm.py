@@ -83,8 +83,10 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Fraction of positives among unlabeled points; ``None`` uses the labeled class ratio.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
-    tol : float, default=1e-3
-        Relative tolerance of the cutting-plane loop (WellSVM uses 1e-3).
+    tol : float or None, default=None
+        Relative tolerance of the cutting-plane loop. ``None``: WellSVM's 1e-3, or 1e-2 above
+        20,000 points (see :func:`weakcvx.cutting_plane.label_generation`); for
+        ``"alternating"``, the solver's own default.
     max_iter : int, default=100
         Maximum cutting-plane rounds (or alternations).
     oracle : {"sorting", "exact"}, default="sorting"
@@ -131,7 +133,7 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "C": [Interval(Real, 0, None, closed="neither")],
         "C_unlabeled": [Interval(Real, 0, None, closed="neither"), None],
         "positive_fraction": [Interval(Real, 0, 1, closed="neither"), None],
-        "tol": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "oracle": [StrOptions({"sorting", "exact"})],
         "random_state": ["random_state"],
@@ -141,7 +143,7 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, relaxation="label_generation", kernel="rbf", C=1.0, C_unlabeled=None,
                  gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
-                 intercept_scaling=1.0, tol=1e-3, max_iter=100, oracle="sorting",
+                 intercept_scaling=1.0, tol=None, max_iter=100, oracle="sorting",
                  random_state=None, verbose=0):
         self.relaxation = relaxation
         self.kernel = kernel
@@ -193,7 +195,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         options = {}
         if self.relaxation in ("label_generation", "alternating"):
             options["max_iter"] = self.max_iter
-            options["tol"] = self.tol
+            if self.tol is not None:
+                options["tol"] = self.tol
         if self.relaxation == "label_generation":
             options["oracle"] = self.oracle
         seed = np.random.RandomState(self.random_state).randint(2**31 - 1) \
