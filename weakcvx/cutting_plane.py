@@ -100,7 +100,8 @@ def _eigen_directions(problem, alpha, k=2):
     return [np.asarray(R @ v).ravel() for v in Vt]
 
 
-def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4):
+def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4,
+                           eigen_starts=True):
     r"""A violated label by sorting oracles only (no enumeration).
 
     WellSVM's step linearises ``bᵀHb`` at ``b̂ = argmax_{b∈C} αᵀQ_bα`` and sorts once. That can
@@ -118,7 +119,9 @@ def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_st
         b, q = _ascend(problem, alpha, working_set[t], scores)
         if q > best_q:
             best_b, best_q = b, q
-    for v in _eigen_directions(problem, alpha, k=1 if n_starts == 1 else 2):
+    directions = _eigen_directions(problem, alpha, k=1 if n_starts == 1 else 2) \
+        if eigen_starts else []
+    for v in directions:
         for direction in (v, -v):
             b0 = labelset.argmax(alpha * direction + 1e-6 * problem.costs * direction)
             b, q = _ascend(problem, alpha, b0, direction)
@@ -151,13 +154,13 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
-def round_relaxation(problem, alpha, working_set, mu, polish=True):
+def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
     M (both signs; DESIGN §3.6's rank-1 recovery) and the heaviest label of C; the one with the
-    lowest ``J`` is then polished by alternating (SVM fit / exact relabeling), which can only
-    lower ``J``. Returns ``(labels, J)``.
+    lowest ``J`` is then polished by alternating (SVM fit / exact relabeling, at most
+    ``polish_iter`` fits), which can only lower ``J``. Returns ``(labels, J)``.
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
@@ -171,7 +174,7 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True):
     if polish:
         from .local import alternating
 
-        res = alternating(problem, initial=labels, max_iter=20)
+        res = alternating(problem, initial=labels, max_iter=polish_iter)
         if res.upper_bound < value:
             labels, value = res.labels, res.upper_bound
     return labels, value
@@ -179,7 +182,7 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True):
 
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=None,
                      max_iter=100, master=None, master_tol=1e-4, max_alternations=None,
-                     enumeration_limit=None, patience=3, verbose=0, random_state=0,
+                     enumeration_limit=None, patience=3, prune=None, verbose=0, random_state=0,
                      callback=None):
     r"""WellSVM's convex relaxation by label generation (cutting planes + MKL).
 
@@ -218,6 +221,13 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         3.6×; measured on 5,000 sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made
         the fit 17× slower for the same labels). After the last round the master over the final working set
         is solved once more with 10× the cap at ``master_tol``, and that value is reported.
+    prune : float or None
+        Drop from the working set the labels whose weight ``μ_t`` fell below ``prune`` (relative
+        to the largest) before the next round: an inner SVM costs ``O(T · nnz)`` per epoch, and
+        on large problems most labels end with weights near 0 (measured on 20,000 sparse rows
+        after 20 rounds: one label 0.78, fifteen below 0.01). The master over a subset of B
+        stays an estimate of the hull value from above. ``None``: 0.01 above ``LARGE_N`` points,
+        else 0 (no pruning; the certified ``oracle="exact"`` path never prunes).
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
@@ -254,6 +264,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         tol = 1e-2 if large else 1e-3
     inner_tol = 1e-2 if large else None
     n_starts = 1 if large else 4
+    if prune is None:
+        prune = 0.01 if large and oracle != "exact" else 0.0
     cvx_solver = "CLARABEL" if problem.n_samples <= 300 else "SCS"
     gram = getattr(problem, "gram", None)
     elements = None
@@ -295,7 +307,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
             b_star, q_star = elements[j], float(q_all[j])
         else:
             b_star = _most_violated_sorting(problem, alpha, working_set, sol.quadratics, scores,
-                                            n_starts=n_starts)
+                                            n_starts=n_starts, eigen_starts=not large)
             q_star = problem.quadratic(alpha, b_star)
         violation = q_star - q_hat
         record = {"iteration": it, "value": value, "lower": sol.lower, "violation": violation,
@@ -324,6 +336,10 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         previous = value
         if it == max_iter:
             break  # the master over the final working set is the one just solved
+        if prune > 0 and len(working_set) > 1:
+            keep = np.flatnonzero(mu >= prune * mu.max())
+            working_set = [working_set[t] for t in keep]
+            mu = mu[keep] / mu[keep].sum()
         working_set.append(np.asarray(b_star, dtype=float))
         mu = np.append(mu * (1 - 1 / len(working_set)), 1 / len(working_set))
 
@@ -340,7 +356,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         q_all = _all_quadratics(problem, alpha, elements)
         value = float(alpha.sum() - 0.5 * q_all.max())
         certified = True
-    labels, upper = round_relaxation(problem, alpha, working_set, mu)
+    labels, upper = round_relaxation(problem, alpha, working_set, mu,
+                                     polish_iter=5 if large else 20)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,
                        certified=certified, status=status, message=message, n_iter=it,

@@ -148,7 +148,8 @@ class WeakLabelProblem:
     def quadratic(self, alpha, b):
         """``αᵀ Q_b α = ‖R_bᵀ α‖²`` without forming Q_b."""
         rows, signs = self.support(b)
-        v = self.factor[rows].T @ (alpha * signs)
+        coef = np.bincount(rows, weights=alpha * signs, minlength=self.n_samples)
+        v = np.asarray(self.factor.T @ coef).ravel()
         return float(np.dot(v, v))
 
     # -- the SVM value of one labeling ---------------------------------------------------------
@@ -187,10 +188,7 @@ class WeakLabelProblem:
     def decision_scores(self, alpha, working_set, mu):
         """Training scores ``f(x_j) = Σ_t μ_t Σ_i α_i s_ti k(x_{rows_ti}, x_j)`` for all points."""
         R = self.factor
-        w = np.zeros(R.shape[1])
-        for mu_t, b in zip(mu, working_set):
-            rows, signs = self.support(b)
-            w += mu_t * (R[rows].T @ (alpha * signs))
+        w = R.T @ self.dual_coef(alpha, working_set, mu)  # never copies rows of R
         return np.asarray(R @ w).ravel()
 
     def __repr__(self):

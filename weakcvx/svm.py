@@ -100,8 +100,18 @@ class BoxQPSolution:
 # ---------------------------------------------------------------------------------------------
 
 
+#: Attribute under which a validated canonical CSR factor keeps its squared row norms, so that the
+#: outer loops (MKL alternations, cutting-plane rounds) do not re-validate a large sparse matrix
+#: on every call (measured: 11 s of a 266 s fit on 100k x 20k rows). The library never modifies
+#: a factor in place.
+_ROW_NORMS_ATTR = "_weakcvx_row_norms_sq"
+
+
 def _check_factor(factor):
     """Return ``(R, row_norms_sq)`` with R a C-contiguous float64 array or a canonical CSR."""
+    cached = getattr(factor, _ROW_NORMS_ATTR, None)
+    if cached is not None and sp.issparse(factor) and cached.shape == (factor.shape[0],):
+        return factor, cached
     if sp.issparse(factor):
         if factor.ndim != 2:
             raise ValueError(f"`factor` must be 2-D. Got shape {factor.shape} instead.")
@@ -113,6 +123,13 @@ def _check_factor(factor):
         if not np.all(np.isfinite(R.data)):
             raise ValueError("`factor` must contain only finite values. Got NaN or inf instead.")
         row_norms_sq = np.asarray(R.multiply(R).sum(axis=1), dtype=np.float64).ravel()
+        if R.format == "csr":
+            try:
+                setattr(R, _ROW_NORMS_ATTR, row_norms_sq)
+                if factor is not R and factor.format == "csr" and factor.data is R.data:
+                    setattr(factor, _ROW_NORMS_ATTR, row_norms_sq)
+            except AttributeError:  # pragma: no cover - a subclass with __slots__
+                pass
         return R, row_norms_sq
     R = np.asarray(factor)
     if R.ndim != 2:
@@ -554,6 +571,98 @@ def _explicit_label_kernel(gram, rows, signs, mu):
     return Q
 
 
+@numba.njit(cache=True)
+def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, tol, max_epochs,
+                   seed, shrinking):
+    """:func:`_cd_csr` when every label uses the same row for a dual variable (sign vectors):
+    the weights are stored transposed, ``WT[j, t]``, so one non-zero of ``x_i`` meets the ``T``
+    weights it multiplies in one contiguous (vectorisable) run instead of ``T`` scattered loads.
+    Same coordinate order and updates as :func:`_cd_csr`."""
+    m, n_labels = signsT.shape
+    coef = np.empty(n_labels)
+    index = np.arange(m)
+    active = m
+    pg_max_old = np.inf
+    pg_min_old = -np.inf
+    state = seed
+    epoch = 0
+    converged = False
+    while epoch < max_epochs:
+        for k in range(active - 1, 0, -1):
+            state = (state * 48271) % 2147483647
+            j = state % (k + 1)
+            tmp = index[k]
+            index[k] = index[j]
+            index[j] = tmp
+        pg_max = 0.0
+        pg_min = 0.0
+        s = 0
+        while s < active:
+            i = index[s]
+            row = row_of[i]
+            for t in range(n_labels):
+                coef[t] = mu[t] * signsT[i, t]
+            g = -1.0
+            for p in range(indptr[row], indptr[row + 1]):
+                col = indices[p]
+                acc = 0.0
+                for t in range(n_labels):
+                    acc += coef[t] * WT[col, t]
+                g += data[p] * acc
+            a = alpha[i]
+            pg = 0.0
+            if a == 0.0:
+                if shrinking and g > pg_max_old:
+                    active -= 1
+                    tmp = index[s]
+                    index[s] = index[active]
+                    index[active] = tmp
+                    continue
+                if g < 0.0:
+                    pg = g
+            elif a == c[i]:
+                if shrinking and g < pg_min_old:
+                    active -= 1
+                    tmp = index[s]
+                    index[s] = index[active]
+                    index[active] = tmp
+                    continue
+                if g > 0.0:
+                    pg = g
+            else:
+                pg = g
+            if pg > pg_max:
+                pg_max = pg
+            if pg < pg_min:
+                pg_min = pg
+            if pg != 0.0:
+                if qd[i] > 0.0:
+                    new = min(max(a - g / qd[i], 0.0), c[i])
+                else:
+                    new = c[i]
+                delta = new - a
+                alpha[i] = new
+                if delta != 0.0:
+                    for p in range(indptr[row], indptr[row + 1]):
+                        col = indices[p]
+                        step = delta * data[p]
+                        for t in range(n_labels):
+                            WT[col, t] += step * signsT[i, t]
+            s += 1
+        epoch += 1
+        if pg_max - pg_min < tol:
+            if active == m:
+                converged = True
+                break
+            active = m
+            pg_max_old = np.inf
+            pg_min_old = -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0.0 else np.inf
+        pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+    return epoch, converged
+
+
 def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking):
     """Readable twin of :func:`_cd_dense` / :func:`_cd_csr` (slow; for tests and debugging).
 
@@ -753,6 +862,12 @@ def solve_box_qp(
                                        bool(shrinking))
     elif backend == "numpy":
         n_epochs, converged = _box_qp_numpy(R, *args)
+    elif sp.issparse(R) and n_labels > 1 and np.all(rows == rows[0]):
+        WT = np.ascontiguousarray(W.T)
+        n_epochs, converged = _cd_csr_shared(
+            R.indptr, R.indices, R.data, np.ascontiguousarray(rows[0]),
+            np.ascontiguousarray(signs.T), mu, c, qd, alpha, WT, float(tol), int(max_epochs),
+            seed, bool(shrinking))
     elif sp.issparse(R):
         n_epochs, converged = _cd_csr(R.indptr, R.indices, R.data, *args)
     else:
