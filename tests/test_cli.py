@@ -45,3 +45,164 @@ def test_bench_list_and_unknown_name(capsys):
         assert name in listed
     assert main(["bench", "no-such-bench"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err
+
+
+# -- a user's own data file ------------------------------------------------------------------
+def _moons_file_rows(n=12, n_labeled=3, seed=0):
+    import numpy as np
+
+    import weakcvx as wc
+
+    X, y_true, y_known = wc.datasets.make_two_moons(n, n_labeled=n_labeled, random_state=seed)
+    names = np.where(y_known > 0, "pos", np.where(y_known < 0, "neg", "?"))
+    return X, y_known, names
+
+
+def _independent_optimum(X, y_known):
+    """The exact optimum of the same problem built in memory (standardized, mean_distance, C=1)."""
+    import numpy as np
+
+    import weakcvx as wc
+
+    Xs = (X - X.mean(0)) / X.std(0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(Xs, gamma="mean_distance"),
+                                  wc.labelsets.SemiSupervised(y_known), costs=1.0)
+    return wc.solve(problem, method="exact").value
+
+
+def test_compare_reads_a_csv_and_saves_json_and_csv(tmp_path, capsys):
+    import csv
+
+    X, y_known, names = _moons_file_rows()
+    data = tmp_path / "mine.csv"
+    with open(data, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["x1", "label", "x2"])              # label column in the middle, by name
+        w.writerows([[a, lab, b] for (a, b), lab in zip(X, names)])
+    out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+    code = main(["compare", "--data", str(data), "--label-column", "label", "--unknown", "?",
+                 "--json", str(out_json), "--csv", str(out_csv)])
+    assert code == 0, capsys.readouterr().err
+    rungs = json.loads(out_json.read_text())["rungs"]
+    with open(out_csv, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["method"] for r in rows] == [r["method"] for r in rungs]
+    for row, rung in zip(rows, rungs):
+        assert float(row["J_labels"]) == pytest.approx(rung["J_labels"], rel=1e-12)
+    # "neg" sorts before "pos": neg -> -1, pos -> +1, as in y_known; the file path and the
+    # in-memory model must be the same problem, so the same MIP optimum
+    optimum = {r["method"]: r for r in rungs}["exact"]["value"]
+    assert optimum == pytest.approx(_independent_optimum(X, y_known), rel=1e-6)
+
+
+def test_compare_reads_npz_in_both_layouts(tmp_path, capsys):
+    import numpy as np
+
+    X, y_known, _ = _moons_file_rows(seed=1)
+    labels = np.where(y_known == 0, np.nan, y_known)      # unknown marker: nan
+    np.savez(tmp_path / "xy.npz", X=X, target=labels)
+    np.savez(tmp_path / "table.npz", data=np.column_stack([labels, X]))
+    expected = _independent_optimum(X, y_known)
+    for path, column in [("xy.npz", "target"), ("table.npz", "0")]:
+        out = tmp_path / f"{path}.json"
+        code = main(["compare", "--data", str(tmp_path / path), "--label-column", column,
+                     "--unknown", "nan", "--json", str(out)])
+        assert code == 0, capsys.readouterr().err
+        rungs = {r["method"]: r for r in json.loads(out.read_text())["rungs"]}
+        assert rungs["exact"]["value"] == pytest.approx(expected, rel=1e-6)
+
+
+def _bad_inputs(tmp_path):
+    (tmp_path / "ok.csv").write_text("a,b,label\n0,1,x\n1,0,y\n2,2,?\n")
+    (tmp_path / "text.csv").write_text("a,b,label\n0,one,x\n1,0,y\n2,2,?\n")
+    (tmp_path / "oneclass.csv").write_text("a,b,label\n0,1,x\n1,0,x\n2,2,?\n")
+    (tmp_path / "ragged.csv").write_text("a,b,label\n0,1,x\n1,0\n")
+    (tmp_path / "broken.npz").write_bytes(b"PK\x03\x04 not a zip archive")
+    (tmp_path / "binary.csv").write_bytes(bytes(range(256)) * 4)
+    data = ["compare", "--data"]
+    return [
+        (data + [str(tmp_path / "missing.csv")], "cannot read"),
+        (data + [str(tmp_path)], "cannot read"),                          # a directory
+        (data + [str(tmp_path / "broken.npz")], "cannot read"),
+        (data + [str(tmp_path / "binary.csv")], "cannot read"),
+        (data + [str(tmp_path / "ok.csv"), "--label-column", "class"], "label column 'class' "
+         "not found"),
+        (data + [str(tmp_path / "ok.csv"), "--label-column", "7"], "out of range"),
+        (data + [str(tmp_path / "text.csv"), "--label-column", "label"], "must be numbers"),
+        (data + [str(tmp_path / "oneclass.csv")], "exactly two classes"),
+        (data + [str(tmp_path / "ragged.csv")], "expected 3"),
+        (["compare", "--dataset", "no-such-set"], "unknown dataset 'no-such-set'"),
+        (["compare", "--csv", str(tmp_path / "nodir" / "t.csv")], "no directory"),
+    ]
+
+
+def test_bad_files_and_names_give_one_line_and_status_2(tmp_path, capsys):
+    for argv, message in _bad_inputs(tmp_path):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err, (argv, err)
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_the_installed_command_exits_without_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    for argv, message in _bad_inputs(tmp_path)[:1] + _bad_inputs(tmp_path)[-2:-1]:
+        proc = subprocess.run([sys.executable, "-m", "weakcvx.cli", *argv], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 2
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert proc.stderr.count("\n") == 1
+
+
+def test_help_lists_every_command_and_option(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    top = capsys.readouterr().out
+    assert "compare" in top and "bench" in top and "COMMAND --help" in top
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    compare_help = capsys.readouterr().out
+    for option in ("--dataset", "--data", "--label-column", "--unknown", "--n", "--labeled",
+                   "--seed", "--C", "--gamma", "--plot", "--json", "--csv", "--verbose"):
+        assert option in compare_help, option
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "--quick" in capsys.readouterr().out
+
+
+# -- the README ------------------------------------------------------------------------------
+def _readme():
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+@pytest.mark.slow  # ~30 s: the README's ladder (SDP, exact) plus an S3VM and a clustering fit
+def test_readme_python_blocks_run():
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    blocks = re.findall(r"```python\n(.*?)```", _readme(), flags=re.S)
+    assert blocks, "the README has no python example"
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    # the modelling example: its ladder brackets the optimum
+    table = namespace["table"]
+    assert table.best_lower_bound <= table.best_upper_bound * (1 + 1e-6)
+
+
+def test_readme_quick_start_matches_ci():
+    from pathlib import Path
+
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    readme = _readme()
+    test_line = ('python3 -m venv .venv && .venv/bin/pip install ".[test]" && '
+                 '.venv/bin/python -m pytest -q -m "not slow"')
+    assert test_line in readme and test_line in ci.replace("pip install -q", "pip install")
+    assert "weakcvx compare --dataset two-moons --plot ladder.png" in readme

@@ -1,7 +1,7 @@
 r"""Branch and bound for the semi-supervised SVM of Chapelle, Sindhwani & Keerthi (NIPS 2006).
 
 The problem (paper eq. 1 with p = 2 and C* = C, eq. 2, eq. 3): with labeled points L₀,
-unlabeled points U (u = |U|) and the number of positives n₊ = r·u among them,
+unlabeled points U (``u = |U|``) and the number of positives n₊ = r·u among them,
 
 .. math::
 

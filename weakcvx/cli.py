@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+import zipfile
 
 import numpy as np
 
@@ -43,8 +45,149 @@ def _uci_subsample(name, n, n_labeled, seed):
     return X, y_true, y_known
 
 
+class DataFileError(ValueError):
+    """A user's data file that cannot be turned into a semi-supervised problem."""
+
+
+def _column_index(name_or_index, header, n_columns, path):
+    """Index of the label column given by name (CSV header, NPZ key) or by position."""
+    if header is not None and name_or_index in header:
+        return header.index(name_or_index)
+    try:
+        index = int(name_or_index)
+    except ValueError:
+        columns = f"columns are {', '.join(header)}" if header else f"{n_columns} unnamed columns"
+        raise DataFileError(f"label column {name_or_index!r} not found in {path} ({columns})")
+    if not -n_columns <= index < n_columns:
+        raise DataFileError(f"label column {index} out of range: {path} has {n_columns} columns")
+    return index % n_columns
+
+
+def _read_csv(path, label_column):
+    """Features (float) and labels (str) from a CSV file, with or without a header row."""
+    import csv
+
+    with open(path, newline="") as fh:
+        rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
+    if not rows:
+        raise DataFileError(f"{path} holds no rows")
+    header = None
+    try:
+        [float(cell) for cell in rows[0] if cell.strip()]
+    except ValueError:
+        header, rows = [cell.strip() for cell in rows[0]], rows[1:]
+    width = len(header or rows[0])
+    bad = [i for i, row in enumerate(rows) if len(row) != width]
+    if bad:
+        raise DataFileError(f"{path}: row {bad[0] + 1 + (header is not None)} has "
+                            f"{len(rows[bad[0]])} fields, expected {width}")
+    col = _column_index(label_column, header, width, path)
+    labels = np.array([row[col].strip() for row in rows])
+    try:
+        X = np.array([[float(c) for j, c in enumerate(row) if j != col] for row in rows])
+    except ValueError as exc:
+        raise DataFileError(f"{path}: feature columns must be numbers ({exc})") from None
+    return X, labels
+
+
+def _read_npz(path, label_column):
+    """Features and labels from an NPZ file: arrays ``X`` and the label array named
+    ``label_column``, or one 2-D array whose column ``label_column`` holds the labels."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    if label_column in arrays and arrays[label_column].ndim == 1:
+        labels = arrays[label_column]
+        others = [k for k, a in arrays.items() if a.ndim == 2]
+        key = "X" if "X" in arrays else (others[0] if len(others) == 1 else None)
+        if key is None:
+            raise DataFileError(f"{path}: expected a 2-D feature array 'X' beside "
+                                f"{label_column!r}; found arrays {sorted(arrays)}")
+        X = arrays[key]
+    else:
+        matrices = [k for k, a in arrays.items() if a.ndim == 2]
+        if len(matrices) != 1:
+            raise DataFileError(f"label column {label_column!r} not found in {path} (arrays "
+                                f"{sorted(arrays)}; give the name of a 1-D label array, or "
+                                "a column index of its single 2-D array)")
+        table = arrays[matrices[0]]
+        col = _column_index(label_column, None, table.shape[1], path)
+        labels, X = table[:, col], np.delete(table, col, axis=1)
+    if len(X) != len(labels):
+        raise DataFileError(f"{path}: {len(X)} feature rows but {len(labels)} labels")
+    try:
+        X = np.asarray(X, dtype=float)
+    except ValueError as exc:
+        raise DataFileError(f"{path}: features must be numbers ({exc})") from None
+    return X, np.array([str(v).strip() for v in labels])
+
+
+def load_data_file(path, label_column, unknown, n=None, seed=0):
+    """A user's CSV/NPZ file as ``(X, y_known, classes)`` for a semi-supervised problem.
+
+    Rows whose label equals ``unknown`` (compared as text, or as numbers when both parse) are
+    unlabeled; the other labels must form exactly two classes, the first in sorted order
+    becoming -1 and the second +1. Features are standardized. With ``n``, ``n`` rows are drawn
+    at random (``seed``). Raises :class:`DataFileError` (a ``ValueError``) with a one-line
+    message for anything that does not fit.
+    """
+    try:
+        reader = _read_npz if str(path).lower().endswith(".npz") else _read_csv
+        X, labels = reader(path, label_column)
+    except DataFileError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise DataFileError(f"cannot read {path}: {exc}") from None
+    if X.ndim != 2 or X.shape[1] == 0:
+        raise DataFileError(f"{path}: no feature columns beside the label column")
+    if not np.all(np.isfinite(X)):
+        raise DataFileError(f"{path}: features contain NaN or inf")
+
+    def same(a, b):
+        try:
+            fa, fb = float(a), float(b)
+            return fa == fb or (np.isnan(fa) and np.isnan(fb))
+        except ValueError:
+            return a == b
+
+    unlabeled = np.array([same(v, str(unknown)) for v in labels])
+    if n is not None:
+        if not 4 <= n <= len(labels):
+            raise DataFileError(f"--n must be between 4 and {len(labels)} for {path}; got {n}")
+        keep = np.sort(np.random.default_rng(seed).permutation(len(labels))[:n])
+        X, labels, unlabeled = X[keep], labels[keep], unlabeled[keep]
+    classes = sorted(set(labels[~unlabeled].tolist()), key=lambda v: (_as_number(v), v))
+    if len(classes) != 2:
+        raise DataFileError(f"{path}: the known labels must form exactly two classes (rows "
+                            f"marked {unknown!r} are unknown); found {classes[:10]}")
+    if not unlabeled.any():
+        raise DataFileError(f"{path}: no row is marked unknown ({unknown!r}); nothing to learn")
+    y_known = np.where(unlabeled, 0.0, np.where(labels == classes[1], 1.0, -1.0))
+    scale = X.std(axis=0)
+    X = (X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    return X, y_known, classes
+
+
+def _as_number(v):
+    try:
+        return float(v)
+    except ValueError:
+        return float("inf")
+
+
 def _build_problem(args):
     import weakcvx as wc
+
+    if args.data is not None:
+        X, y_known, classes = load_data_file(args.data, args.label_column, args.unknown,
+                                             n=args.n, seed=args.seed)
+        gamma = args.gamma if args.gamma is not None else "mean_distance"
+        C = 1.0 if args.C is None else args.C
+        K = wc.kernels.rbf(X, gamma=gamma)
+        name = (f"{args.data}: {len(X)} rows, {int(np.sum(y_known != 0))} labeled "
+                f"(-1 = {classes[0]!r}, +1 = {classes[1]!r})")
+        return wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=C, name=name)
+    if args.n is None:
+        args.n = 16
 
     rng_seed = args.seed
     if args.dataset == "two-moons":
@@ -80,9 +223,20 @@ def _build_problem(args):
 def _cmd_compare(args):
     import weakcvx as wc
 
-    if args.n < 4:
+    if args.n is not None and args.n < 4:
         print(f"weakcvx compare: --n must be at least 4 (got {args.n})", file=sys.stderr)
         return 2
+    if args.data is None and args.dataset not in _datasets():
+        print(f"weakcvx compare: unknown dataset {args.dataset!r}; choose from "
+              f"{', '.join(_datasets())}, or give your own file with --data", file=sys.stderr)
+        return 2
+    for option in ("csv", "json", "plot"):
+        target = getattr(args, option)
+        parent = os.path.dirname(os.path.abspath(target)) if target else None
+        if parent and not os.path.isdir(parent):
+            print(f"weakcvx compare: cannot write --{option} {target}: no directory {parent}",
+                  file=sys.stderr)
+            return 2
     if args.labeled < 2:
         print(f"weakcvx compare: --labeled must be at least 2 (got {args.labeled})",
               file=sys.stderr)
@@ -108,7 +262,23 @@ def _cmd_compare(args):
                        "best_lower_bound": table.best_lower_bound,
                        "best_upper_bound": table.best_upper_bound}, fh, indent=2)
         print(f"results saved to {args.json}")
+    if args.csv:
+        _write_csv(args.csv, problem.name, table.to_records())
+        print(f"table saved to {args.csv}")
     return 0
+
+
+def _write_csv(path, problem_name, records):
+    """The ladder table as CSV: one row per rung, the problem's name in the first column."""
+    import csv
+
+    fields = ["problem"] + list(records[0]) if records else ["problem"]
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for rec in records:
+            writer.writerow({"problem": problem_name,
+                             **{k: "" if v is None else v for k, v in rec.items()}})
 
 
 def _cmd_bench(args):
@@ -130,16 +300,37 @@ def main(argv=None):
     """Entry point of the ``weakcvx`` command."""
     parser = argparse.ArgumentParser(
         prog="weakcvx",
-        description="Weakly labeled large-margin learning and the ladder of bounds.")
+        description="Weakly labeled large-margin learning and the ladder of bounds.",
+        epilog="examples:\n"
+        "  weakcvx compare --dataset two-moons --plot ladder.png\n"
+        "  weakcvx compare --data mine.csv --label-column label --unknown ? --csv ladder.csv\n"
+        "  weakcvx bench list\n"
+        "  weakcvx bench two-moons --quick\n"
+        "'weakcvx COMMAND --help' lists the options of a command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compare", help="run every method on one problem and print the ladder "
                        "of bounds (SDP <= convex hull <= optimum <= J(labels))")
-    p.add_argument("--dataset", choices=_datasets(), default="two-moons", metavar="NAME",
+    p.add_argument("--dataset", default="two-moons", metavar="NAME",
                    help="built-in problem: two-moons (default), blobs (clustering), "
                    "gap-clusters, or a shipped UCI set subsampled to --n points ("
                    + ", ".join(_datasets()[len(SYNTHETIC):]) + ")")
-    p.add_argument("--n", type=int, default=16, help="number of points (default 16)")
+    p.add_argument("--data", metavar="FILE", default=None,
+                   help="your own data instead of --dataset: a CSV file (header row optional) "
+                   "or an NPZ file; features are numeric columns, one column holds the labels "
+                   "(two classes, and the --unknown marker for unlabeled rows); features are "
+                   "standardized, RBF kernel with gamma = 1 / mean squared distance")
+    p.add_argument("--label-column", metavar="NAME_OR_INDEX", default="-1",
+                   help="with --data: the label column, by header name or 0-based index "
+                   "(default -1, the last column); for NPZ the name of a 1-D label array "
+                   "beside a 2-D array 'X', or a column of the file's single 2-D array")
+    p.add_argument("--unknown", metavar="MARKER", default="?",
+                   help="with --data: the label value of unlabeled rows (default '?'; e.g. "
+                   "0, -1, nan or an empty string '')")
+    p.add_argument("--n", type=int, default=None,
+                   help="number of points (default 16 for built-in problems; with --data, "
+                   "every row unless --n draws a random subset)")
     p.add_argument("--labeled", type=int, default=2,
                    help="labeled points for semi-supervised sets (default 2)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -147,7 +338,10 @@ def main(argv=None):
     p.add_argument("--gamma", type=float, default=None, help="RBF width (default: per dataset)")
     p.add_argument("--plot", metavar="FILE", default=None, help="save the ladder plot (PNG)")
     p.add_argument("--json", metavar="FILE", default=None, help="save the table as JSON")
-    p.add_argument("-v", "--verbose", action="count", default=0)
+    p.add_argument("--csv", metavar="FILE", default=None,
+                   help="save the table as CSV (one row per method)")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="log each method as it runs")
     p.set_defaults(func=_cmd_compare)
 
     b = sub.add_parser("bench", help="run a benchmark ('weakcvx bench list' lists them)")

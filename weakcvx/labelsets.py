@@ -10,6 +10,7 @@ A label set ``B`` is an object with:
     Exact linear oracle ``argmax_{b in B} r^T b`` (O(n log n), by sorting). Applied to a
     relaxation's real-valued score it is also the rounding to a feasible labeling.
 ``contains(b) -> bool``
+    Membership of a ±1 vector in ``B``.
 ``initial(scores=None, random_state=None) -> b``
     A feasible starting element: ``argmax(scores)`` when scores are given, otherwise a rule of
     the set (random feasible labeling drawn from ``random_state``).
@@ -282,7 +283,7 @@ class LabelSet:
         return count
 
     def enumerate(self, limit=ENUMERATION_LIMIT):
-        """All elements of ``B`` as the rows of an (|B|, n) float array.
+        """All elements of ``B`` as the rows of an (``|B|``, n) float array.
 
         Parameters
         ----------
@@ -802,7 +803,7 @@ class Enumerated(LabelSet):
 
     Attributes
     ----------
-    vectors : ndarray of shape (|B|, n_samples)
+    vectors : ndarray of shape (``|B|``, n_samples)
         The distinct elements, in order of first appearance.
     symmetric : bool
         True when ``-b`` is listed for every listed ``b``.
@@ -814,8 +815,8 @@ class Enumerated(LabelSet):
 
     Notes
     -----
-    The oracle evaluates :math:`r^\top b` for every listed :math:`b` (O(|B| n)) and returns the
-    first maximiser.
+    The oracle evaluates :math:`r^\top b` for every listed :math:`b`
+    (:math:`O(|B|\,n)`) and returns the first maximiser.
 
     Examples
     --------

@@ -270,7 +270,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     The same steps as :func:`pl_pegasos_linear` written on ``B`` (n, k): scores of a batch are
     ``K[A_t] B``; the step adds ``η_t/|A_t|`` to ``B[i, y⁺_i]`` and subtracts it from
     ``B[i, y⁻_i]`` for violated points. ``‖W‖² = tr(Bᵀ K B)`` is kept up to date in
-    O(|violated|²) per step,
+    ``O(|violated|²)`` per step,
 
     .. math::
 

@@ -1,0 +1,47 @@
+"""
+Semi-supervised SVM and maximum-margin clustering
+=================================================
+
+Two moons with two labeled points: a supervised SVM sees only the two labels and cuts the
+plane in half; the S3VM (WellSVM's convex hull by label generation) also uses the unlabeled
+points and follows the gap between the moons. Then the same machinery without any label:
+maximum-margin clustering of two elongated clusters.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.svm import SVC
+
+import weakcvx as wc
+
+X, y_true, y_known = wc.datasets.make_two_moons(80, n_labeled=2, random_state=0)
+y = np.where(y_known == 0, -1, (y_known > 0).astype(int))   # scikit-learn: -1 = unlabeled
+s3vm = wc.S3VM(C=10.0, gamma=2.0, random_state=0).fit(X, y)
+svm = SVC(C=10.0, gamma=2.0).fit(X[y_known != 0], y[y_known != 0])
+truth = (y_true > 0).astype(int)
+print(f"transductive accuracy: S3VM {np.mean(s3vm.transduction_ == truth):.2f}, "
+      f"SVM on the labels {np.mean(svm.predict(X) == truth):.2f}")
+
+xx, yy = np.meshgrid(np.linspace(-1.5, 2.5, 150), np.linspace(-1.0, 1.5, 120))
+grid = np.c_[xx.ravel(), yy.ravel()]
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+for ax, model, title in [(axes[0], svm, "SVM on the 2 labels"), (axes[1], s3vm, "S3VM (WellSVM)")]:
+    ax.contourf(xx, yy, model.decision_function(grid).reshape(xx.shape), levels=[-1e9, 0, 1e9],
+                colors=["#f4c7c3", "#c6dbef"], alpha=0.8)
+    ax.scatter(*X[y_known == 0].T, c=truth[y_known == 0], cmap="coolwarm", s=15)
+    ax.scatter(*X[y_known != 0].T, c=truth[y_known != 0], cmap="coolwarm", s=120, marker="*",
+               edgecolor="k")
+    ax.set_title(title)
+fig.tight_layout()
+
+# %%
+# Maximum-margin clustering: no label at all, a balance constraint ``|1ᵀy| ≤ β`` rules out
+# the trivial one-cluster solution.
+Xc, yc = wc.datasets.make_elongated_clusters(40, random_state=0)
+mmc = wc.MaxMarginClustering(random_state=0).fit(Xc)
+agreement = max(np.mean(mmc.labels_ == (yc > 0)), np.mean(mmc.labels_ != (yc > 0)))
+print(f"clustering agreement with the true split: {agreement:.2f}")
+fig, ax = plt.subplots(figsize=(4.5, 3.6))
+ax.scatter(*Xc.T, c=mmc.labels_, cmap="coolwarm", edgecolor="k", s=30)
+ax.set_title("MaxMarginClustering")
+plt.show()
