@@ -10,6 +10,7 @@ feasible labeling), and the scikit-learn estimators wrap it.
 import logging
 
 from . import datasets, kernels, labelsets, ladder, model_selection
+from ._validation import MemoryBudgetError, get_config, set_config
 from .api import solve
 from .estimators import (S3VM, BetaSVM, BranchAndBoundS3VM, InvCal, MaxMarginClustering, MeanMap,
                          MultiInstanceSVM, PartialLabelSVM, ProportionSVM)
@@ -27,6 +28,9 @@ __all__ = [
     "compare",
     "SolveResult",
     "SolverError",
+    "MemoryBudgetError",
+    "set_config",
+    "get_config",
     "S3VM",
     "BetaSVM",
     "MaxMarginClustering",

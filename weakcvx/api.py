@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
 import time
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .cutting_plane import label_generation
@@ -98,11 +101,12 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
     free_start = cc is None or not np.any(np.asarray(cc[0]) != 0)
     if n_init is None:
         n_init = 10 if free_start and "initial" not in options else 1
-    if n_init < 1:
+    if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
         raise ValueError(f"`n_init` must be a positive integer. Got {n_init!r} instead.")
     run = label_generation if method == "label_generation" else alternating
     if n_init == 1 or "initial" in options:
-        return run(problem, random_state=random_state, verbose=verbose, **options)
+        return _warn_if_stopped(run(problem, random_state=random_state, verbose=verbose,
+                                    **options))
     start = time.perf_counter()
     best = None
     for k, b0 in enumerate(_starts(problem, n_init, random_state)):
@@ -112,4 +116,14 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
             best = res
     best.extra["n_init"] = n_init
     best.seconds = time.perf_counter() - start
-    return best
+    return _warn_if_stopped(best)
+
+
+def _warn_if_stopped(result):
+    """A run cut by its iteration limit is usable (feasible labels, ``upper_bound = J``) but
+    not converged: say so with a ConvergenceWarning naming the method and the status."""
+    if result.status == "max_iter":
+        warnings.warn(f"solver {result.method!r} stopped with status 'max_iter' "
+                      f"({result.message}); the result is usable but not converged: raise "
+                      "`max_iter` or loosen `tol`.", ConvergenceWarning, stacklevel=3)
+    return result

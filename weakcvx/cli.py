@@ -260,12 +260,14 @@ def _cmd_compare(args):
         with open(args.json, "w") as fh:
             json.dump({"problem": problem.name, "rungs": table.to_records(),
                        "best_lower_bound": table.best_lower_bound,
-                       "best_upper_bound": table.best_upper_bound}, fh, indent=2)
+                       "best_upper_bound": table.best_upper_bound,
+                       "interrupted": table.interrupted}, fh, indent=2)
         print(f"results saved to {args.json}")
     if args.csv:
         _write_csv(args.csv, problem.name, table.to_records())
         print(f"table saved to {args.csv}")
-    return 0
+    # Ctrl-C: compare returned the rungs finished so far, printed above (exit code of SIGINT)
+    return 130 if table.interrupted else 0
 
 
 def _write_csv(path, problem_name, records):

@@ -573,7 +573,8 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
         ``method="exact"``, ``labels`` the best labeling found, ``upper_bound = J(labels)``.
         When the search finished: ``status="optimal"``, ``certified=True`` and
         ``value = upper_bound``, the optimum (to ``tol``). When a limit stopped it:
-        ``status="node_limit"`` or ``"time_limit"``, ``certified=False``, a
+        ``status="node_limit"``, ``"time_limit"`` or ``"interrupted"`` (Ctrl-C: the search
+        stops and returns its incumbent), ``certified=False``, a
         :class:`~sklearn.exceptions.ConvergenceWarning`, and ``value`` a certified global lower
         bound (the smallest bound over the open nodes and the closed part of the tree), so
         ``value ≤ optimum ≤ upper_bound``. ``extra``: ``n_nodes``, ``incumbent`` (its J),
@@ -732,79 +733,87 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
     def open_bound():
         return min((e[0] for e in stack), default=np.inf)
 
-    while stack:
-        if max_nodes is not None and n_nodes >= max_nodes:
-            status = "node_limit"
-            break
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
-            status = "time_limit"
-            break
-        lb, parent, node, x, label = stack.pop()
-        thr = threshold()
-        if lb >= thr:
-            closed = min(closed, lb)
-            n_pruned += 1
-            continue
-        if node is None:  # build the child of `parent` that labels x
-            node = _Node(parent.labels.copy(), parent.alpha.copy(), parent.f.copy(),
-                         parent.pos.copy(), parent.rem.copy(), lb, parent.depth + 1,
-                         hull_alpha=parent.hull_alpha)
-            if bb._assign(node, [x], [label]) is None:
-                continue  # no completion meets the counts: prune (contributes no bound)
-        leaf = not np.any(node.rem)
-        n_nodes += 1
-        bound_value = bb.solve(node, thr, leaf)
-        if root_bound is None:
-            root_bound = bound_value
-        if (bound == "hull" and not leaf
-                and thr - HULL_GATE * max(1.0, abs(thr)) <= bound_value < thr):
-            bound_value = max(bound_value, bb.hull_bound(node))
-            node.bound = bound_value
-        if bound_value >= thr:
-            closed = min(closed, bound_value)
-            n_pruned += 1
-        elif leaf:
-            closed = min(closed, bound_value)
-            value = bb.primal(node)
-            if value < inc_value:
-                inc_labels, inc_value, inc_alpha = node.labels.copy(), value, node.alpha.copy()
-                found_by = "leaf"
-                if polish:
-                    polished, polished_value = _polish(problem, inc_labels, inc_value)
-                    if polished_value < inc_value:
-                        inc_labels, inc_value, inc_alpha = polished, polished_value, None
-                        found_by = "leaf + alternating"
-                history.append({"iteration": n_nodes, "value": inc_value,
-                                "lower_bound": min(closed, open_bound(), inc_value),
-                                "source": found_by, "seconds": time.perf_counter() - start})
-                if verbose:
-                    logger.info("branch_and_bound: node %d new incumbent J=%.8g", n_nodes,
-                                inc_value)
-        else:
-            if polish and n_nodes % COMPLETE_EVERY == 1:
-                labels, value = _polish(problem, bb.complete(node), np.inf)
+    # Ctrl-C stops the search and returns the incumbent, not certified; the bound of the
+    # node being processed stays in the certified lower bound (its subtree is open)
+    current = np.inf
+    try:
+        while stack:
+            if max_nodes is not None and n_nodes >= max_nodes:
+                status = "node_limit"
+                break
+            if time_limit is not None and time.perf_counter() - start >= time_limit:
+                status = "time_limit"
+                break
+            lb, parent, node, x, label = stack.pop()
+            current = lb
+            thr = threshold()
+            if lb >= thr:
+                closed = min(closed, lb)
+                n_pruned += 1
+                continue
+            if node is None:  # build the child of `parent` that labels x
+                node = _Node(parent.labels.copy(), parent.alpha.copy(), parent.f.copy(),
+                             parent.pos.copy(), parent.rem.copy(), lb, parent.depth + 1,
+                             hull_alpha=parent.hull_alpha)
+                if bb._assign(node, [x], [label]) is None:
+                    continue  # no completion meets the counts: prune (contributes no bound)
+            leaf = not np.any(node.rem)
+            n_nodes += 1
+            bound_value = bb.solve(node, thr, leaf)
+            if root_bound is None:
+                root_bound = bound_value
+            if (bound == "hull" and not leaf
+                    and thr - HULL_GATE * max(1.0, abs(thr)) <= bound_value < thr):
+                bound_value = max(bound_value, bb.hull_bound(node))
+                node.bound = bound_value
+            if bound_value >= thr:
+                closed = min(closed, bound_value)
+                n_pruned += 1
+            elif leaf:
+                closed = min(closed, bound_value)
+                value = bb.primal(node)
                 if value < inc_value:
-                    inc_labels, inc_value, inc_alpha = labels, value, None
+                    inc_labels, inc_value, inc_alpha = node.labels.copy(), value, node.alpha.copy()
+                    found_by = "leaf"
+                    if polish:
+                        polished, polished_value = _polish(problem, inc_labels, inc_value)
+                        if polished_value < inc_value:
+                            inc_labels, inc_value, inc_alpha = polished, polished_value, None
+                            found_by = "leaf + alternating"
                     history.append({"iteration": n_nodes, "value": inc_value,
                                     "lower_bound": min(closed, open_bound(), inc_value),
-                                    "source": "node completion + alternating",
-                                    "seconds": time.perf_counter() - start})
-            x, first, cheap = bb.branch(node)
-            # certified: the child's dual at (α_S, one exact step on x); the node's own bound
-            lb_pos = max(node.bound, node.dual + cheap[0])
-            lb_neg = max(node.bound, node.dual + cheap[1])
-            second = -first
-            stack.append((lb_pos if second > 0 else lb_neg, node, None, x, second))
-            stack.append((lb_pos if first > 0 else lb_neg, node, None, x, first))
-        if bar is not None:
-            bar.update(1)
-        if verbose and time.perf_counter() - last_log >= 1.0:
-            last_log = time.perf_counter()
-            logger.info("branch_and_bound: %d nodes, %d open, depth %d, incumbent %.8g, "
-                        "lower bound %.8g, %.1f s", n_nodes, len(stack), node.depth, inc_value,
-                        min(closed, open_bound(), inc_value), last_log - start)
+                                    "source": found_by, "seconds": time.perf_counter() - start})
+                    if verbose:
+                        logger.info("branch_and_bound: node %d new incumbent J=%.8g", n_nodes,
+                                    inc_value)
+            else:
+                if polish and n_nodes % COMPLETE_EVERY == 1:
+                    labels, value = _polish(problem, bb.complete(node), np.inf)
+                    if value < inc_value:
+                        inc_labels, inc_value, inc_alpha = labels, value, None
+                        history.append({"iteration": n_nodes, "value": inc_value,
+                                        "lower_bound": min(closed, open_bound(), inc_value),
+                                        "source": "node completion + alternating",
+                                        "seconds": time.perf_counter() - start})
+                x, first, cheap = bb.branch(node)
+                # certified: the child's dual at (α_S, one exact step on x); the node's own bound
+                lb_pos = max(node.bound, node.dual + cheap[0])
+                lb_neg = max(node.bound, node.dual + cheap[1])
+                second = -first
+                stack.append((lb_pos if second > 0 else lb_neg, node, None, x, second))
+                stack.append((lb_pos if first > 0 else lb_neg, node, None, x, first))
             if bar is not None:
-                bar.set_postfix(incumbent=f"{inc_value:.6g}", open=len(stack))
+                bar.update(1)
+            if verbose and time.perf_counter() - last_log >= 1.0:
+                last_log = time.perf_counter()
+                logger.info("branch_and_bound: %d nodes, %d open, depth %d, incumbent %.8g, "
+                            "lower bound %.8g, %.1f s", n_nodes, len(stack), node.depth, inc_value,
+                            min(closed, open_bound(), inc_value), last_log - start)
+                if bar is not None:
+                    bar.set_postfix(incumbent=f"{inc_value:.6g}", open=len(stack))
+    except KeyboardInterrupt:
+        status = "interrupted"
+        closed = min(closed, current)
     if bar is not None:
         bar.close()
 
@@ -826,8 +835,8 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
                    f"(relative tolerance {tol:g})")
     else:
         value = lower
-        limit = f"max_nodes={max_nodes}" if status == "node_limit" else \
-            f"time_limit={time_limit:g} s"
+        limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
+                 "time_limit": f"time_limit={time_limit} s"}[status]
         message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
                    f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
         warnings.warn(f"branch_and_bound {message}; the labels are not proven optimal.",

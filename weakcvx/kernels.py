@@ -14,6 +14,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from ._validation import check_dense_size, memory_budget
+
 __all__ = [
     "KERNELS",
     "linear",
@@ -33,6 +35,7 @@ EXACT_FACTOR_LIMIT = 3000
 
 
 def _sq_dists(X, Y):
+    check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     X = X.toarray() if sp.issparse(X) else X
     Y = Y.toarray() if sp.issparse(Y) else Y
     XX = np.einsum("ij,ij->i", X, X)[:, None]
@@ -75,6 +78,8 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
             f"`gamma` must be 'mean_distance', 'scale' or a positive number. Got {gamma!r} instead."
         )
     n = X.shape[0]
+    # the estimate builds a max_samples² distance matrix: keep it within the memory budget
+    max_samples = min(max_samples, max(2, int(np.sqrt(memory_budget() / 8))))
     if n > max_samples:
         idx = np.random.default_rng(random_state).choice(n, max_samples, replace=False)
         X = X[idx]
@@ -101,6 +106,7 @@ def linear(X, Y=None):
            [0., 1.]])
     """
     Y = X if Y is None else Y
+    check_dense_size(X.shape[0], Y.shape[0], "linear kernel matrix")
     K = X @ Y.T
     return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
 
@@ -250,8 +256,23 @@ def factor(K, rank=None, tol=1e-10):
     return pivoted_cholesky(np.diag(K), lambda j: K[:, j], rank, tol=tol)
 
 
-def check_kernel_matrix(K, name="kernel"):
-    """Validate a precomputed kernel matrix: square, finite, symmetric (to 1e-8 relative)."""
+#: A kernel whose smallest eigenvalue is below ``-PSD_RTOL · max(λ_max, 1)`` is refused: the
+#: SVM dual would not be concave. Rounding error of a valid kernel stays far below (~1e-15 n).
+PSD_RTOL = 1e-6
+
+
+def check_kernel_matrix(K, name="kernel", psd=False):
+    """Validate a precomputed kernel matrix: square, finite, symmetric (to 1e-8 relative) and,
+    with ``psd=True``, positive semi-definite up to ``PSD_RTOL`` (a nearly-PSD matrix from
+    rounding passes; a clearly indefinite one is refused with its smallest eigenvalue).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_kernel_matrix(np.array([[1.0, 0.5], [0.5, 1.0]]), psd=True)
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"`{name}` must be a square (n, n) matrix. Got shape {K.shape} instead.")
@@ -263,4 +284,14 @@ def check_kernel_matrix(K, name="kernel"):
         raise ValueError(
             f"`{name}` must be symmetric. Got max |K - K.T| = {asym:.3g} (max |K| = {scale:.3g})."
         )
-    return 0.5 * (K + K.T)
+    K = 0.5 * (K + K.T)
+    if psd and K.shape[0] > 0:
+        n = K.shape[0]
+        lmin = scipy.linalg.eigvalsh(K, subset_by_index=[0, 0])[0]
+        lmax = scipy.linalg.eigvalsh(K, subset_by_index=[n - 1, n - 1])[0]
+        if lmin < -PSD_RTOL * max(lmax, 1.0):
+            raise ValueError(
+                f"`{name}` must be positive semi-definite (a valid kernel). Got a matrix with "
+                f"eigenvalue {lmin:.3g} (largest {lmax:.3g}); use a valid kernel or add "
+                f"{-lmin:.3g} times the identity.")
+    return K

@@ -74,6 +74,8 @@ class LadderTable:
     problem_name: str = ""
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    #: True when Ctrl-C stopped :func:`compare`: the table holds the rungs finished so far.
+    interrupted: bool = False
 
     @property
     def best_lower_bound(self):
@@ -134,6 +136,8 @@ class LadderTable:
                          f"{ub:.5g}   (gap {ub - lb:.4g}, {100 * rel:.2f}%)")
         elif ub is not None:
             lines.append(f"best J(labels) {ub:.5g}; no certified lower bound computed")
+        if self.interrupted:
+            lines.append("interrupted (Ctrl-C): the best results so far")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -236,6 +240,8 @@ def compare(problem, methods=None, random_state=0, verbose=0):
         ``print(table)`` shows value, what it certifies, J(labels), error against
         ``problem.y_true`` when known, seconds, and the certified gap; ``table.plot()`` draws it.
         A method that fails is listed with its failure instead of stopping the comparison.
+        Ctrl-C stops the comparison and returns the rungs finished so far (a branch and bound
+        in progress contributes its incumbent), with ``table.interrupted`` set.
 
     Examples
     --------
@@ -247,12 +253,26 @@ def compare(problem, methods=None, random_state=0, verbose=0):
     >>> table.best_lower_bound <= table.best_upper_bound + 1e-6
     True
     """
+    from .api import METHODS
+    from .problem import WeakLabelProblem
+
+    if not isinstance(problem, WeakLabelProblem):
+        raise TypeError(f"`problem` must be a WeakLabelProblem. Got {type(problem).__name__}.")
     start = time.perf_counter()
     if methods is None:
         methods = default_methods(problem)
-    rungs = []
+    methods = [(m, m, {}) if isinstance(m, str) else m for m in methods]
     for m in methods:
-        name, method, options = (m, m, {}) if isinstance(m, str) else m
+        if not (isinstance(m, tuple) and len(m) == 3 and m[1] in METHODS
+                and isinstance(m[2], dict)):
+            raise ValueError(f"`methods` must hold method names {METHODS} or (display name, "
+                             f"method, options dict) triples. Got {m!r} instead.")
+    rungs = []
+    interrupted = False
+    for name, method, options in methods:
+        if interrupted:
+            rungs.append(Rung(name=name, result=None, failure="not run (interrupted)"))
+            continue
         if verbose:
             logger.info("compare: running %s", name)
         try:
@@ -262,6 +282,12 @@ def compare(problem, methods=None, random_state=0, verbose=0):
         except (SolverError, ValueError, NotImplementedError) as exc:
             rungs.append(Rung(name=name, result=None, failure=f"{type(exc).__name__}: {exc}"))
             continue
+        except KeyboardInterrupt:  # Ctrl-C: keep the rungs done so far, run no more
+            rungs.append(Rung(name=name, result=None, failure="interrupted"))
+            interrupted = True
+            continue
+        # a method that handles Ctrl-C itself (branch and bound) returns its best so far
+        interrupted = res.status == "interrupted"
         err = None
         if problem.y_true is not None and np.shape(res.labels) == problem.y_true.shape:
             err = float(np.mean(res.labels != problem.y_true))
@@ -269,4 +295,4 @@ def compare(problem, methods=None, random_state=0, verbose=0):
                 err = min(err, 1.0 - err)
         rungs.append(Rung(name=name, result=res, error=err))
     return LadderTable(rungs=rungs, problem_name=problem.name,
-                       seconds=time.perf_counter() - start)
+                       seconds=time.perf_counter() - start, interrupted=interrupted)

@@ -3,15 +3,18 @@ proportion and multi-expert labels."""
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
+from ..result import SolverError
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
 from .s3vm import check_semi_supervised_target
 
@@ -78,6 +81,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     solver : {"libsvm", "cvxopt"}, default="libsvm"
         P1 solver: the weighted-SVC fast path or the CVXOPT reference QP; they agree to ~1e−5
         in decision values (tests/test_beta.py) and LIBSVM is 5–12× faster at n = 120.
+        Fallback: when LIBSVM stops at its iteration limit (``SolverError`` with status
+        ``"max_iter"``) the fit is redone with CVXOPT, with a ``ConvergenceWarning`` saying so.
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
@@ -240,11 +245,19 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X = self._validate_X(X)
-        inputs = self._problem_inputs(X)
+        inputs = self._dense_problem_inputs(X)
         K = inputs["kernel"] if "kernel" in inputs else kernels.linear(inputs["features"])
         beta0, free, costs, self.classes_ = self._initial_beta(X, K, y, beta, bags, proportions)
-        res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
-                           solver=self.solver, verbose=self.verbose)
+        try:
+            res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
+                               solver=self.solver, verbose=self.verbose)
+        except SolverError as exc:
+            if self.solver != "libsvm":
+                raise
+            warnings.warn(f"BetaSVM: {exc}; falling back to solver 'cvxopt'.",
+                          ConvergenceWarning, stacklevel=2)
+            res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
+                               solver="cvxopt", verbose=self.verbose)
         self.beta_ = res.beta
         self.dual_coef_ = res.solution.dual_coef
         self.intercept_ = float(res.solution.intercept)

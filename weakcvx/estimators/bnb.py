@@ -209,7 +209,7 @@ class BranchAndBoundS3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("`X` must be a square kernel matrix when kernel='precomputed'. "
                                  f"Got shape {X.shape}.")
             self._gamma = None
-            return kernels.check_kernel_matrix(X, name="X")
+            return kernels.check_kernel_matrix(X, name="X", psd=True)
         # module-level functions through partial (not kernel_function's lambdas): picklable
         if self.kernel == "linear":
             self._gamma = None

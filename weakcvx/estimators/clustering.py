@@ -34,7 +34,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     Parameters
     ----------
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
-    balance : float in [0, 1], default=0.03
+    balance : float in [0, 1), default=0.03
         Allowed imbalance ``|n₊ − n₋| ≤ balance · n`` (for odd n a difference of one is always
         allowed, since a perfect split does not exist).
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
@@ -69,7 +69,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "relaxation": [StrOptions({"label_generation", "alternating", "exact", "sdp"})],
-        "balance": [Interval(Real, 0, 1, closed="both")],
+        # balance >= 1 admits the one-cluster labeling the constraint exists to exclude
+        "balance": [Interval(Real, 0, 1, closed="left")],
         "C": [Interval(Real, 0, None, closed="neither")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],

@@ -254,14 +254,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             return super()._problem_inputs(X)
         _, self._gamma = kernels.kernel_function(
             self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
-        if self.kernel == "rbf":
-            diagonal = np.ones(X.shape[0])
-        else:
-            diagonal = (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
-        R = kernels.pivoted_cholesky(diagonal, lambda j: self._kernel(X, X[j:j + 1]).ravel(),
-                                     self.max_rank)
-        s = float(self.intercept_scaling)
-        return {"features": np.hstack([R, np.full((X.shape[0], 1), s)]) if s > 0 else R}
+        return {"features": self._low_rank_features(X, float(self.intercept_scaling),
+                                                    rank=self.max_rank)}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, bags, y):

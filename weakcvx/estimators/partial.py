@@ -229,7 +229,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X)
         self.classes_, C = _candidates_from_target(candidates, X.shape[0], classes)
         rng = check_random_state(self.random_state)
-        inputs = self._problem_inputs(X)
+        inputs = self._dense_problem_inputs(X)
         s = float(self.intercept_scaling)
         common = {"lam": self.lam, "max_iter": self.max_iter, "random_state": rng,
                   "verbose": self.verbose}

@@ -17,8 +17,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from .._validation import validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import alter_proportion_svm
@@ -42,8 +43,21 @@ class _ProportionFitMixin:
 
     classes_ = np.array([0, 1])
 
+    #: Whether the estimator needs two distinct proportions (InvCal, MeanMap: with a single
+    #: value the bag statistics cannot tell the classes apart and the model is constant).
+    _needs_distinct_proportions = False
+
     def _validate_bags(self, X, bags, proportions):
         ids, index, p = check_bags(bags, proportions, X.shape[0])
+        if np.all(p == p[0]) and p[0] in (0.0, 1.0):
+            raise ValueError("`proportions` must allow both classes: some bag needs a proportion "
+                             f"above 0 and some bag one below 1. Got every proportion equal to "
+                             f"{p[0]:g} (one class only).")
+        if self._needs_distinct_proportions and np.all(p == p[0]):
+            raise ValueError(f"`proportions` must take at least two distinct values for "
+                             f"{type(self).__name__} (with equal proportions the bag statistics "
+                             f"cannot separate the classes). Got every proportion equal to "
+                             f"{p[0]:g}; use ProportionSVM instead.")
         self.bags_ = ids
         self.classes_ = np.array([0, 1])
         return index, p
@@ -412,6 +426,7 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
     }
 
     intercept_scaling = 0.0  # the SVR has its own offset
+    _needs_distinct_proportions = True
 
     def __init__(self, kernel="linear", C=1.0, eps=0.0, gamma="mean_distance", degree=3,
                  coef0=1.0):
@@ -490,6 +505,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {"lam": [Interval(Real, 0, None, closed="neither")]}
+    _needs_distinct_proportions = True
 
     def __init__(self, lam=1.0):
         self.lam = lam
@@ -509,7 +525,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, bags, proportions=None):
         """Fit (arguments as :meth:`ProportionSVM.fit`)."""
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = validate_X(self, X, dtype=np.float64, ensure_min_samples=2)
         bag_index, p = self._validate_bags(X, bags, proportions)
         Xa, mu_xy, class_means = self.mean_map_statistic(X, bag_index, p)
         lam = float(self.lam)
@@ -535,7 +551,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """``wᵀx + b``; positive means class 1."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_X(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 
     def __sklearn_tags__(self):

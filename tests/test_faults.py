@@ -1,0 +1,285 @@
+"""Solver faults injected with monkeypatch (issue 10, DESIGN §5): a failure status, an exception
+inside the solver, an iteration limit, Ctrl-C. Each must end in ``weakcvx.SolverError`` naming
+the solver and its status, or in a ``ConvergenceWarning`` plus a usable result marked as such —
+never a silent wrong answer.
+
+"Usable" is checked, not assumed: the labels are feasible, ``upper_bound`` is ``J(labels)``
+recomputed independently, and any lower bound reported stays below the optimum found by
+enumeration.
+"""
+
+import cvxopt.solvers
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.optimize
+from sklearn.exceptions import ConvergenceWarning
+
+import weakcvx as wc
+from weakcvx import exact
+from weakcvx.cli import main
+
+from conftest import leq
+
+
+def _ssl_problem(n=12, seed=0):
+    X, y_true, y_known = wc.datasets.make_two_moons(n, n_labeled=2, random_state=seed)
+    K = wc.kernels.rbf(X, gamma=2.0)
+    return wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=10.0,
+                               y_true=y_true)
+
+
+def _optimum(problem):
+    return exact.enumerate_optimum(problem).value
+
+
+def _assert_usable(problem, result):
+    """Feasible labels; upper_bound = J(labels) (recomputed); a certified or exact-search
+    value below it (a label-generation value over a truncated working set is an estimate from
+    above, DESIGN §4, and may exceed J of the rounded labels)."""
+    assert problem.labelset.contains(result.labels)
+    J, _ = problem.J(result.labels, tol=1e-8)
+    assert abs(result.upper_bound - J) <= 1e-5 * max(1.0, abs(J))
+    if result.certified or result.method == "exact":
+        assert leq(result.value, result.upper_bound)
+
+
+# --- CVXPY solvers: a failure status, and an exception ------------------------------------
+
+def _status_only(status):
+    """Replace ``Problem.solve`` by a solver that returns ``status`` and no solution."""
+    def solve(self, *args, **kwargs):
+        self._status = status
+        return None
+    return solve
+
+
+def _raises(*args, **kwargs):
+    raise cp.error.SolverError("injected: the solver crashed")
+
+
+CVXPY_CALLS = {
+    "master SOCP": lambda: wc.solve(_ssl_problem(), master="cvxpy", max_iter=3),
+    "SDP": lambda: wc.solve(_ssl_problem(), method="sdp"),
+    "box QP reference": lambda: wc.svm.box_qp_cvxpy(np.eye(3), np.ones(3), solver="CLARABEL"),
+    "PL-CCCP": lambda: wc.PartialLabelSVM(solver="cccp", max_iter=2).fit(
+        np.random.default_rng(0).standard_normal((9, 2)), np.arange(9) % 3),
+    "beta P2 LP": lambda: wc.BetaSVM(init="knn", max_iter=2, n_neighbors=3).fit(
+        np.random.default_rng(0).standard_normal((12, 2)), np.arange(12) % 2),
+}
+
+
+@pytest.mark.parametrize("status", ["infeasible", "unbounded", "solver_error"])
+@pytest.mark.parametrize("call", sorted(CVXPY_CALLS))
+def test_cvxpy_failure_status_raises_solver_error_naming_solver_and_status(monkeypatch, call,
+                                                                           status):
+    monkeypatch.setattr(cp.Problem, "solve", _status_only(status))
+    with pytest.raises(wc.SolverError, match=f"solver '.+' failed with status '{status}'") as e:
+        CVXPY_CALLS[call]()
+    assert e.value.status == status and e.value.solver
+
+
+@pytest.mark.parametrize("call", sorted(CVXPY_CALLS))
+def test_cvxpy_exception_raises_solver_error(monkeypatch, call):
+    monkeypatch.setattr(cp.Problem, "solve", _raises)
+    with pytest.raises(wc.SolverError, match="injected: the solver crashed") as e:
+        CVXPY_CALLS[call]()
+    assert e.value.solver
+
+
+def test_inaccurate_sdp_warns_and_keeps_a_certified_usable_bound(monkeypatch):
+    """SCS stopping early ('optimal_inaccurate'): the SDP value is still a certified lower
+    bound (it is a dual value), so a warning and the result — which stays below the optimum."""
+    problem = _ssl_problem()
+    original = cp.Problem.solve
+
+    def inaccurate(self, *args, **kwargs):
+        value = original(self, *args, **kwargs)
+        self._status = cp.OPTIMAL_INACCURATE
+        return value
+
+    monkeypatch.setattr(cp.Problem, "solve", inaccurate)
+    with pytest.warns(ConvergenceWarning, match="optimal_inaccurate"):
+        result = wc.solve(problem, method="sdp")
+    monkeypatch.undo()
+    _assert_usable(problem, result)
+    assert leq(result.value, _optimum(problem), rtol=2e-3)
+
+
+# --- CVXOPT and LIBSVM (β-SVM) --------------------------------------------------------------
+
+def test_cvxopt_without_solution_raises_and_stalled_cvxopt_warns(monkeypatch):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((12, 2))
+    y = np.arange(12) % 2
+    monkeypatch.setattr(cvxopt.solvers, "qp", lambda *a, **k: {"status": "unknown", "x": None})
+    with pytest.raises(wc.SolverError, match="solver 'cvxopt' failed with status 'unknown'"):
+        wc.BetaSVM(init="knn", solver="cvxopt", max_iter=2, n_neighbors=3).fit(X, y)
+    monkeypatch.undo()
+    original = cvxopt.solvers.qp
+
+    def stalled(*args, **kwargs):
+        sol = original(*args, **kwargs)
+        sol["status"] = "unknown"
+        return sol
+
+    monkeypatch.setattr(cvxopt.solvers, "qp", stalled)
+    with pytest.warns(ConvergenceWarning, match="cvxopt.*unknown"):
+        est = wc.BetaSVM(init="knn", solver="cvxopt", max_iter=2, n_neighbors=3).fit(X, y)
+    assert set(np.unique(est.predict(X))) <= {0, 1}
+
+
+def test_libsvm_iteration_limit_falls_back_to_cvxopt_with_the_same_model(monkeypatch):
+    """LIBSVM stopped at max_iter -> SolverError('libsvm', 'max_iter') inside; the estimator
+    falls back to CVXOPT (documented) and warns; the model is the CVXOPT model."""
+    from sklearn import svm as sk_svm
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((16, 2))
+    y = (X[:, 0] > 0).astype(int)
+    reference = wc.BetaSVM(init="knn", solver="cvxopt", n_neighbors=3, max_iter=3).fit(X, y)
+    original = sk_svm.SVC.__init__
+
+    def capped(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.max_iter = 1  # LIBSVM stops after one iteration and warns
+
+    monkeypatch.setattr(sk_svm.SVC, "__init__", capped)
+    with pytest.warns(ConvergenceWarning, match="libsvm.*max_iter.*falling back to solver "
+                                                "'cvxopt'"):
+        est = wc.BetaSVM(init="knn", solver="libsvm", n_neighbors=3, max_iter=3).fit(X, y)
+    np.testing.assert_allclose(est.decision_function(X), reference.decision_function(X),
+                               atol=1e-8)
+
+
+def test_mean_map_optimizer_failure_warns(monkeypatch):
+    original = scipy.optimize.minimize
+
+    def one_step(*args, **kwargs):
+        kwargs["options"] = {**kwargs.get("options", {}), "maxiter": 1}
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "minimize", one_step)
+    X = np.random.default_rng(0).standard_normal((12, 2))
+    with pytest.warns(ConvergenceWarning, match="MeanMap: L-BFGS-B stopped with status"):
+        wc.MeanMap().fit(X, np.repeat(np.arange(4), 3), [1.0, 2 / 3, 1 / 3, 0.0])
+
+
+# --- iteration limits: a warning and a usable result marked as such ------------------------
+
+def test_box_qp_iteration_limit_warns_and_stays_in_the_box():
+    rng = np.random.default_rng(0)
+    R = rng.standard_normal((30, 3))
+    rows = np.arange(30)[None, :]
+    signs = np.where(rng.random(30) > 0.5, 1.0, -1.0)[None, :]
+    c = np.full(30, 5.0)
+    with pytest.warns(ConvergenceWarning, match="solve_box_qp.*max_epochs=1"):
+        sol = wc.svm.solve_box_qp(R, rows, signs, c, max_epochs=1, tol=1e-12)
+    assert np.all(sol.alpha >= 0) and np.all(sol.alpha <= c)
+    assert sol.dual_value <= sol.primal_value + 1e-9  # weak duality: a valid bracket
+
+
+@pytest.mark.parametrize("method", ["label_generation", "alternating"])
+def test_iteration_limit_warns_and_marks_the_result(method):
+    """Silent failure found: a run cut by max_iter returned status 'max_iter' without a word."""
+    problem = _ssl_problem(n=14, seed=3)
+    initial = problem.labelset.initial(random_state=0)
+    with pytest.warns(ConvergenceWarning, match=f"'{method}' stopped with status 'max_iter'"):
+        result = wc.solve(problem, method=method, max_iter=1, initial=initial)
+    assert result.status == "max_iter" and not result.certified
+    _assert_usable(problem, result)
+    assert leq(_optimum(problem), result.upper_bound)
+
+
+def test_estimator_iteration_limit_warns():
+    X, _, y_known = wc.datasets.make_two_moons(14, n_labeled=2, random_state=3)
+    y = np.where(y_known > 0, 1, 0)
+    y[y_known == 0] = -1
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = wc.S3VM(max_iter=1, C=10.0, gamma=2.0, random_state=0).fit(X, y)
+    assert est.result_.status == "max_iter"
+    assert set(np.unique(est.predict(X))) <= {0, 1}
+
+
+@pytest.mark.parametrize("limit", [{"max_nodes": 2}, {"time_limit": 1e-9}])
+def test_branch_and_bound_limits_warn_and_keep_a_certified_bracket(limit):
+    problem = _ssl_problem(n=14, seed=1)
+    with pytest.warns(ConvergenceWarning, match="not proven optimal"):
+        result = wc.solve(problem, method="exact", algorithm="branch_and_bound", **limit)
+    assert result.status in ("node_limit", "time_limit") and not result.certified
+    _assert_usable(problem, result)
+    optimum = _optimum(problem)
+    assert leq(result.value, optimum) and leq(optimum, result.upper_bound)
+
+
+def test_bnb_s3vm_node_limit_warns_and_is_marked():
+    X, _, y_known = wc.datasets.make_two_moons(14, n_labeled=2, random_state=0)
+    y = np.where(y_known > 0, 1, 0)
+    y[y_known == 0] = -1
+    with pytest.warns(ConvergenceWarning):
+        est = wc.BranchAndBoundS3VM(max_nodes=1).fit(X, y)
+    assert not est.optimal_ and est.lower_bound_ <= est.objective_ + 1e-9
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------
+
+def _interrupt_after(monkeypatch, owner, name, calls):
+    original = getattr(owner, name)
+    count = {"n": 0}
+
+    def wrapped(*args, **kwargs):
+        count["n"] += 1
+        if count["n"] > calls:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapped)
+
+
+def test_ctrl_c_in_branch_and_bound_returns_the_incumbent_not_certified(monkeypatch):
+    problem = _ssl_problem(n=16, seed=2)
+    optimum = _optimum(problem)
+    _interrupt_after(monkeypatch, exact._BranchAndBound, "solve", calls=4)
+    with pytest.warns(ConvergenceWarning, match="Ctrl-C"):
+        result = wc.solve(problem, method="exact", algorithm="branch_and_bound", polish=False)
+    assert result.status == "interrupted" and not result.certified
+    _assert_usable(problem, result)
+    assert leq(result.value, optimum) and leq(optimum, result.upper_bound)
+
+
+def test_ctrl_c_in_compare_keeps_the_rungs_done(monkeypatch):
+    import weakcvx.ladder as ladder
+
+    problem = _ssl_problem()
+    _interrupt_after(monkeypatch, ladder, "solve", calls=1)
+    table = wc.compare(problem, methods=["alternating", "label_generation", "exact"])
+    assert table.interrupted
+    done, stopped, skipped = table.rungs
+    assert done.result is not None and problem.labelset.contains(done.result.labels)
+    assert stopped.failure == "interrupted" and skipped.failure == "not run (interrupted)"
+    assert "interrupted (Ctrl-C)" in str(table)
+
+
+def test_ctrl_c_in_the_cli_prints_the_best_result_so_far(monkeypatch, capsys, tmp_path):
+    import weakcvx.ladder as ladder
+
+    _interrupt_after(monkeypatch, ladder, "solve", calls=2)
+    out = tmp_path / "ladder.json"
+    code = main(["compare", "--n", "12", "--json", str(out)])
+    assert code == 130
+    printed = capsys.readouterr().out
+    assert "interrupted (Ctrl-C): the best results so far" in printed
+    assert "best J(labels)" in printed or "best certified lower bound" in printed
+    import json
+
+    data = json.loads(out.read_text())
+    assert data["interrupted"] and data["best_upper_bound"] is not None
+
+
+def test_ctrl_c_in_branch_and_bound_inside_the_cli(monkeypatch, capsys):
+    """The exact rung catches Ctrl-C itself: its incumbent is printed and the ladder stops."""
+    _interrupt_after(monkeypatch, exact._BranchAndBound, "solve", calls=3)
+    code = main(["compare", "--n", "12"])
+    assert code == 130
+    printed = capsys.readouterr().out
+    assert "interrupted" in printed and "best found" in printed

@@ -1,0 +1,147 @@
+"""Library-wide configuration and the memory guard of dense kernels.
+
+A dense ``n × m`` kernel of float64 takes ``8 n m`` bytes: 20 GB at n = m = 50,000. Before any
+such matrix is built (:mod:`weakcvx.kernels`), :func:`check_dense_size` compares its size with
+the memory budget and, above it, stops with a :class:`MemoryBudgetError` that gives the size and
+the options (a low-rank factor, the linear kernel, a larger budget), instead of letting the
+operating system kill the process. The kernel estimators switch to a pivoted-Cholesky factor on
+their own when the training kernel would not fit (DESIGN §7).
+
+The budget is, in order of precedence: :func:`set_config` (``memory_budget=...``), the
+environment variable ``WEAKCVX_MEMORY_BUDGET`` (bytes, or with a suffix ``K``, ``M``, ``G``),
+and by default half of the physical memory, at most 8 GiB.
+"""
+
+from __future__ import annotations
+
+import os
+from numbers import Real
+
+import numpy as np
+
+__all__ = ["set_config", "get_config", "memory_budget", "check_dense_size", "MemoryBudgetError",
+           "format_bytes", "validate_X"]
+
+ENV_VAR = "WEAKCVX_MEMORY_BUDGET"
+_DEFAULT_CAP = 8 * 2**30
+_config = {"memory_budget": None}
+_SUFFIXES = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+class MemoryBudgetError(MemoryError):
+    """A dense matrix would exceed the memory budget (see :func:`weakcvx.set_config`)."""
+
+
+def format_bytes(n_bytes):
+    """``1536 -> '1.5 KiB'``."""
+    size = float(n_bytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.3g} {unit}"
+        size /= 1024
+    return f"{size:.3g} TiB"  # pragma: no cover
+
+
+def _parse_budget(value, name):
+    """A positive number of bytes from an int/float or a string such as ``"2G"``."""
+    if isinstance(value, str):
+        text = value.strip().upper().removesuffix("B").removesuffix("I")
+        scale = _SUFFIXES.get(text[-1:], 1) if text else 1
+        number = text[:-1] if text[-1:] in _SUFFIXES else text
+        try:
+            value = float(number) * scale
+        except ValueError:
+            raise ValueError(f"`{name}` must be a number of bytes, optionally with a suffix K, M, "
+                             f"G or T (e.g. '2G'). Got {value!r} instead.") from None
+    if isinstance(value, bool) or not isinstance(value, Real) or not value > 0 \
+            or value == float("inf"):
+        raise ValueError(f"`{name}` must be a positive finite number of bytes. "
+                         f"Got {value!r} instead.")
+    return int(value)
+
+
+def set_config(memory_budget=None):
+    """Set library-wide options.
+
+    Parameters
+    ----------
+    memory_budget : int, float, str or None
+        Largest dense matrix, in bytes (``"512M"``, ``"2G"`` accepted), that weakcvx builds:
+        above it a kernel estimator uses a low-rank factor of the kernel and the functions of
+        :mod:`weakcvx.kernels` raise :class:`MemoryBudgetError`. ``None`` restores the default
+        (``WEAKCVX_MEMORY_BUDGET`` or half of the physical memory, at most 8 GiB).
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> wc.set_config(memory_budget="1G")
+    >>> wc.get_config()["memory_budget"]
+    1073741824
+    >>> wc.set_config(memory_budget=None)
+    """
+    _config["memory_budget"] = None if memory_budget is None else \
+        _parse_budget(memory_budget, "memory_budget")
+
+
+def get_config():
+    """The current options, with the memory budget resolved to bytes.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> wc.get_config()["memory_budget"] > 0
+    True
+    """
+    return {"memory_budget": memory_budget()}
+
+
+def memory_budget():
+    """The memory budget in bytes (see :func:`set_config`)."""
+    if _config["memory_budget"] is not None:
+        return _config["memory_budget"]
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return _parse_budget(env, ENV_VAR)
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        physical = 2 * _DEFAULT_CAP
+    return int(min(_DEFAULT_CAP, physical // 2))
+
+
+def dense_fits(n_rows, n_cols, itemsize=8):
+    """Whether a dense ``n_rows × n_cols`` array fits in the memory budget."""
+    return int(n_rows) * int(n_cols) * itemsize <= memory_budget()
+
+
+def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8):
+    """Raise :class:`MemoryBudgetError` when a dense ``n_rows × n_cols`` array would exceed the
+    memory budget; the message gives the size and the options.
+
+    Examples
+    --------
+    >>> check_dense_size(100, 100)   # 78 KiB: fine
+    """
+    size = int(n_rows) * int(n_cols) * itemsize
+    budget = memory_budget()
+    if size > budget:
+        raise MemoryBudgetError(
+            f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}, above "
+            f"the memory budget of {format_bytes(budget)}. Use a low-rank factor of the kernel "
+            "(weakcvx.kernels.nystrom or pivoted_cholesky, then WeakLabelProblem(features=R)), "
+            "the linear kernel on the features, fewer points, or raise the budget with "
+            f"weakcvx.set_config(memory_budget=...) or the environment variable {ENV_VAR}.")
+
+
+def validate_X(estimator, X, **kwargs):
+    """:func:`sklearn.utils.validation.validate_data` for the samples ``X``, with every error
+    naming the argument (``"`X`: ..."``) and non-numeric input reported as such."""
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, **kwargs)
+    except ValueError as exc:
+        if "could not convert" in str(exc):
+            raise ValueError(f"`X` must be numeric (convertible to float64). Got an array of "
+                             f"dtype {np.asarray(X).dtype}: {exc}") from exc
+        raise ValueError(f"`X`: {exc}") from exc
