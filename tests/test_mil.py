@@ -300,3 +300,35 @@ def test_bad_input_at_prediction(roi_data):
         clf.predict([np.zeros((0, 5))])
     with pytest.raises(ValueError, match="relaxation"):
         MultiInstanceSVM(relaxation="sdp").fit(bags, y)
+
+
+@pytest.mark.parametrize("block,accept", [(1, 1.0), (7, 0.5), (64, 0.5)])
+def test_blocked_pivoted_cholesky_is_the_nystrom_factor_of_its_pivots(block, accept):
+    X = np.random.default_rng(1).standard_normal((120, 4))
+    K = kernels.rbf(X, gamma=0.3)
+    R, piv = kernels.pivoted_cholesky_blocked(np.ones(120), lambda idx: K[:, idx], rank=25,
+                                              block=block, accept=accept, return_pivots=True)
+    assert R.shape == (120, 25) and len(set(piv.tolist())) == 25
+    # independent formula: K[:, P] K[P, P]^{-1} K[P, :] (round-off of a 25 x 25 solve)
+    nys = K[:, piv] @ np.linalg.solve(K[np.ix_(piv, piv)], K[piv])
+    np.testing.assert_allclose(R @ R.T, nys, atol=1e-8)
+    # the residual is a Schur complement: positive semi-definite
+    assert np.linalg.eigvalsh(K - R @ R.T).min() > -1e-8
+    if block == 1 and accept == 1.0:   # one candidate a round, no slack: the greedy reference
+        ref = kernels.pivoted_cholesky(np.ones(120), lambda j: K[:, j], rank=25)
+        np.testing.assert_allclose(np.abs(R), np.abs(ref), atol=1e-10)
+    # full rank reproduces the kernel; the greedy rule (accept) keeps the residual trace near
+    # the column-by-column greedy factor's (measured ratio 1.02 on Musk2 at rank 1000)
+    full = kernels.pivoted_cholesky_blocked(np.ones(120), lambda idx: K[:, idx], rank=120,
+                                            block=block, accept=accept)
+    np.testing.assert_allclose(full @ full.T, K, atol=1e-6)
+    ref = kernels.pivoted_cholesky(np.ones(120), lambda j: K[:, j], rank=25)
+    assert np.trace(K - R @ R.T) <= 1.5 * np.trace(K - ref @ ref.T)
+
+
+def test_blocked_pivoted_cholesky_bad_input():
+    K = np.eye(3)
+    with pytest.raises(ValueError, match="block"):
+        kernels.pivoted_cholesky_blocked(np.ones(3), lambda idx: K[:, idx], 2, block=0)
+    with pytest.raises(ValueError, match="accept"):
+        kernels.pivoted_cholesky_blocked(np.ones(3), lambda idx: K[:, idx], 2, accept=0.0)
