@@ -9,6 +9,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -26,6 +27,15 @@ KERNEL_CONSTRAINTS = {
     "coef0": [Interval(Real, None, None, closed="neither")],
     "intercept_scaling": [Interval(Real, 0, None, closed="left")],
 }
+
+
+def integer_seed(random_state):
+    """An int seed for the solvers from ``random_state`` (None, int or RandomState): an int is
+    kept, otherwise one draw from :func:`sklearn.utils.check_random_state` (so that a
+    RandomState instance works and None gives fresh randomness)."""
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(2**31 - 1))
 
 
 class KernelModelMixin:

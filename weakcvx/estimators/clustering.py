@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..api import solve
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
 
 
 class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
@@ -124,8 +124,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         options = {}
         if self.relaxation in ("label_generation", "alternating"):
             options.update(max_iter=self.max_iter, tol=self.tol, n_init=self.n_init)
-        seed = np.random.RandomState(self.random_state).randint(2**31 - 1) \
-            if not isinstance(self.random_state, Integral) else self.random_state
+        seed = integer_seed(self.random_state)
         result = solve(problem, method=self.relaxation, random_state=seed, verbose=self.verbose,
                        **options)
         self.result_ = result

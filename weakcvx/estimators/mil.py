@@ -15,7 +15,7 @@ from ..api import solve
 from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
 
 __all__ = ["MultiInstanceSVM", "check_bags"]
 
@@ -284,8 +284,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             initial = positive_bags_start(labelset)
         problem = WeakLabelProblem(labelset=labelset, costs=float(self.C),
                                    **self._problem_inputs(X))
-        seed = self.random_state if isinstance(self.random_state, Integral) else \
-            np.random.RandomState(self.random_state).randint(2**31 - 1)
+        seed = integer_seed(self.random_state)
         if self.relaxation == "label_generation":
             result = solve(problem, method="label_generation", initial=initial,
                            max_iter=self.max_iter, tol=self.tol, random_state=seed,

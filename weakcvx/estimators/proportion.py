@@ -25,7 +25,7 @@ from ..labelsets import Proportions
 from ..local import alter_proportion_svm
 from ..model_selection import check_bags
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions"]
 
@@ -346,8 +346,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         labelset_cls = EigenProportions if self.oracle == "eigen" else Proportions
         labelset = labelset_cls(bag_index, p, eps=self.eps)
         problem = WeakLabelProblem(labelset=labelset, costs=self.C, **self._problem_inputs(X))
-        seed = self.random_state if isinstance(self.random_state, Integral) else \
-            np.random.RandomState(self.random_state).randint(2**31 - 1)
+        seed = integer_seed(self.random_state)
         # one start: the relaxation is convex (the paper runs conv-∝SVM once)
         result = solve(problem, method="label_generation", n_init=1, max_iter=self.max_iter,
                        tol=1e-2 if self.tol is None else self.tol, random_state=seed,

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import type_of_target
 from ..api import solve
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
 
 
 def check_semi_supervised_target(y, n_samples):
@@ -199,8 +199,7 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                 options["tol"] = self.tol
         if self.relaxation == "label_generation":
             options["oracle"] = self.oracle
-        seed = np.random.RandomState(self.random_state).randint(2**31 - 1) \
-            if not isinstance(self.random_state, Integral) else self.random_state
+        seed = integer_seed(self.random_state)
         result = solve(problem, method=self.relaxation, random_state=seed,
                        verbose=self.verbose, **options)
         self.result_ = result
