@@ -263,6 +263,22 @@ def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):
     assert np.mean(lower.predict(test) == exact.predict(test)) > 0.9
 
 
+def test_large_problem_label_generation_uses_the_factor_and_loose_master(monkeypatch, roi_data):
+    # above EXACT_FACTOR_LIMIT: low-rank factor, LARGE_MIL_ROUNDS rounds, loose master; with a
+    # full-rank factor the predictions stay those of the exact fit on nearly every test bag
+    from weakcvx.estimators import mil
+
+    bags, y, _, test, _ = roi_data
+    exact = MultiInstanceSVM(random_state=0).fit(bags, y)
+    n = sum(len(b) for b in bags)
+    monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
+    large = MultiInstanceSVM(random_state=0, max_rank=n).fit(bags, y)
+    assert large.n_iter_ <= mil.LARGE_MIL_ROUNDS
+    assert np.mean(large.predict(test) == exact.predict(test)) > 0.9
+    # an explicit max_iter wins over the large-problem default
+    assert MultiInstanceSVM(random_state=0, max_rank=n, max_iter=2).fit(bags, y).n_iter_ <= 2
+
+
 def test_n_key_two():
     bags, y, keys = make_mil_roi(n_bags=24, bag_size=(4, 8), n_key=2, random_state=3)
     clf = MultiInstanceSVM(n_key=2, random_state=0).fit(bags, y)
