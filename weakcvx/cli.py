@@ -290,6 +290,17 @@ def _cmd_bench(args):
         for name, (_, doc) in sorted(BENCHMARKS.items()):
             print(f"{name:<12} {doc}")
         return 0
+    if args.name == "all":
+        from .bench.report import run_all
+
+        only = args.only.split(",") if args.only else None
+        if only and any(n not in BENCHMARKS for n in only):
+            print(f"weakcvx bench all: --only expects names from {', '.join(sorted(BENCHMARKS))}"
+                  f"; found {args.only!r}", file=sys.stderr)
+            return 2
+        status = run_all(quick=args.quick, path=args.output, only=only)
+        print(f"report written to {args.output}")
+        return 1 if any(s["error"] for s in status.values()) else 0
     if args.name not in BENCHMARKS:
         print(f"weakcvx bench: unknown benchmark {args.name!r}; choose from "
               f"{', '.join(sorted(BENCHMARKS))}", file=sys.stderr)
@@ -346,9 +357,16 @@ def main(argv=None):
                    help="log each method as it runs")
     p.set_defaults(func=_cmd_compare)
 
-    b = sub.add_parser("bench", help="run a benchmark ('weakcvx bench list' lists them)")
-    b.add_argument("name", help="benchmark name, or 'list'")
+    b = sub.add_parser("bench", help="run a benchmark ('weakcvx bench list' lists them; "
+                       "'weakcvx bench all' runs them all and writes REPRODUCTION.md)")
+    b.add_argument("name", help="benchmark name, 'list', or 'all'")
     b.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
+    b.add_argument("--output", default="REPRODUCTION.md", metavar="FILE",
+                   help="with 'all': the report to write (default REPRODUCTION.md; outputs "
+                   "and plots go to reproduction/quick or reproduction/full)")
+    b.add_argument("--only", default=None, metavar="A,B",
+                   help="with 'all': re-run only these benchmarks (the report keeps the "
+                   "stored results of the others)")
     b.set_defaults(func=_cmd_bench)
 
     args = parser.parse_args(argv)

@@ -1,0 +1,113 @@
+"""The reproduction report: ``weakcvx bench all`` runner and REPRODUCTION.md writer."""
+
+import json
+
+import numpy as np
+import pytest
+
+from weakcvx import cli
+from weakcvx.bench import BENCHMARKS, report
+from weakcvx.bench.llp import BAG_SIZES, PAPER_TABLE2
+
+
+def tiny_bench(quick=False):
+    """A real (small) benchmark: one SVC fit, one plot; records with a paper figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.datasets import make_classification
+    from sklearn.svm import SVC
+
+    X, y = make_classification(200, random_state=0)
+    acc = SVC().fit(X[:100], y[:100]).score(X[100:], y[100:])
+    print(f"tiny accuracy {acc:.3f} (quick={quick})")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [acc, acc])
+    fig.savefig("tiny.png")
+    plt.close(fig)
+    return [{"paper": "Tiny et al. 2024", "quantity": "accuracy", "paper_value": 0.5,
+             "ours": np.float64(acc), "seconds": 0.1, "note": ""}]
+
+
+def broken_bench(quick=False):
+    raise RuntimeError("solver exploded")
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    monkeypatch.setitem(BENCHMARKS, "tiny", (f"{__name__}:tiny_bench", "a tiny benchmark"))
+    monkeypatch.setitem(BENCHMARKS, "broken", (f"{__name__}:broken_bench", "always fails"))
+    monkeypatch.setitem(report.ROWS, "tiny", report.ROWS["scale"])
+
+
+def test_run_all_writes_tables_plots_and_failures(tmp_path, registered):
+    out = tmp_path / "REPRODUCTION.md"
+    status = report.run_all(quick=True, path=str(out), plot_dir=str(tmp_path / "rep"),
+                            only=["tiny", "broken"])
+    assert status["tiny"]["error"] is None
+    assert "solver exploded" in status["broken"]["error"]
+    text = out.read_text()
+    stored = json.loads((tmp_path / "rep" / "quick" / "tiny.json").read_text())
+    acc = stored["records"][0]["ours"]
+    assert isinstance(acc, float) and acc > 0.5  # numpy floats are stored as JSON numbers
+    # the paper's table: paper figure, ours, the difference ours - paper
+    assert "## Tiny et al. 2024" in text
+    assert f"| {acc:.3f} | {acc - 0.5:+.3f} |" in text
+    # the plot drawn in the benchmark's working directory is linked, the failure named
+    assert (tmp_path / "rep" / "quick" / "tiny.png").exists()
+    assert "](rep/quick/tiny.png)" in text
+    assert "**Failed or not rendered:** broken" in text
+    assert "Machine:" in text and "Quick protocols" in text
+    assert f"tiny accuracy {acc:.3f}" in text  # the printed output is kept
+
+
+def test_rerun_of_one_keeps_the_others(tmp_path, registered):
+    out, rep = tmp_path / "R.md", str(tmp_path / "rep")
+    report.run_all(quick=True, path=str(out), plot_dir=rep, only=["broken"])
+    report.run_all(quick=True, path=str(out), plot_dir=rep, only=["tiny"])
+    text = out.read_text()
+    assert "`broken`" in text and "## Tiny et al. 2024" in text
+
+
+def test_unknown_names_are_rejected(tmp_path, capsys):
+    with pytest.raises(ValueError, match="only: expected names"):
+        report.run_all(quick=True, path=str(tmp_path / "R.md"), plot_dir=str(tmp_path),
+                       only=["no-such-bench"])
+    assert cli.main(["bench", "all", "--quick", "--only", "no-such-bench"]) == 2
+    assert "--only expects names" in capsys.readouterr().err
+
+
+def test_every_benchmark_with_rows_is_registered():
+    assert set(report.ROWS) <= set(BENCHMARKS)
+
+
+def test_llp_rows_carry_the_papers_table():
+    records = [{"dataset": "heart", "bag_size": bs, "split": s, "method": m, "accuracy": 0.8,
+                "seconds": 1.0, "params": {}} for bs in (4, 32) for s in (0, 1)
+               for m in ("MeanMap", "conv-pSVM")]
+    records.append({"parallel_seconds": {}, "identical": True})
+    rows = report.ROWS["llp"](records)
+    assert len(rows) == 4
+    for row in rows:
+        _, method, bags = row["quantity"].split(", ")
+        bs = int(bags.split()[-1])
+        assert row["paper_value"] == PAPER_TABLE2["heart"][method][BAG_SIZES.index(bs)] / 100
+        assert report._difference(row) == f"{0.8 - row['paper_value']:+.3f}"
+
+
+def test_pl_rows_count_the_papers_ordering_claim():
+    def rec(m, a):
+        return {"set": "digits", "n_labeled": 100, "n_partial": 100, "seed": 0, "method": m,
+                "accuracy": a, "seconds": 0.1}
+
+    ok = [rec("SVM", 0.8), rec("PL-SVM |Y|=2", 0.9), rec("SVM-All", 0.95)]
+    bad = [dict(r, n_partial=400) for r in ok[:1]] + [
+        dict(rec("PL-SVM |Y|=2", 0.7), n_partial=400), dict(rec("SVM-All", 0.95),
+                                                            n_partial=400)]
+    rows = report.ROWS["pl"](ok + bad)
+    assert rows[-1]["ours"] == "1/2"
+
+
+def test_machine_description_names_cores():
+    assert "logical cores" in report.machine_description()
