@@ -5,13 +5,15 @@ deep inside a solver, or a wrong answer.
 Inputs are tiny (12 points) so that a case which wrongly fits still runs in well under a second.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import (Interval, StrOptions, generate_invalid_param_val,
                                              make_constraint)
 
@@ -310,13 +312,14 @@ def test_modelling_layer_refuses_bad_input(build, match):
     (["compare", "--labeled", "1"], "--labeled must be at least 2"),
     (["compare", "--dataset", "heart", "--n", "100000"], "`--n` must be between"),
     (["bench", "no-such-benchmark"], "unknown benchmark"),
+    (["compare", "--dataset", "nope"], "unknown dataset 'nope'"),
 ])
 def test_cli_bad_arguments_exit_2_with_a_message(capsys, argv, message):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["compare", "--dataset", "nope"], ["compare", "--n", "many"],
+@pytest.mark.parametrize("argv", [["compare", "--n", "many"], ["compare", "--C", "x"],
                                   ["frobnicate"]])
 def test_cli_unparseable_arguments_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as info:
@@ -377,3 +380,61 @@ def test_candidate_matrices_fit_or_name_candidates(C):
     else:
         with pytest.raises(ValueError, match="`candidates`"):
             wc.PartialLabelSVM(max_iter=2).fit(X, C)
+
+
+# --- memory guard: dense n × n kernels against the budget -------------------------------------
+
+@pytest.fixture
+def small_budget():
+    wc.set_config(memory_budget="60K")
+    yield 60 * 1024
+    wc.set_config(memory_budget=None)
+
+
+def test_dense_kernel_above_the_budget_stops_with_size_and_options(small_budget):
+    Xl = np.random.default_rng(0).standard_normal((120, 2))
+    with pytest.raises(wc.MemoryBudgetError, match=r"120 × 120 .* 112 KiB, above the memory "
+                                                    r"budget of 60 KiB.*nystrom.*set_config"):
+        wc.kernels.rbf(Xl)
+    with pytest.raises(wc.MemoryBudgetError, match="120 × 120 linear kernel"):
+        wc.kernels.linear(Xl)
+    with pytest.raises(wc.MemoryBudgetError, match="training kernel of BetaSVM"):
+        wc.BetaSVM().fit(Xl, np.r_[0, 1, np.full(118, -1)])
+    wc.kernels.rbf(Xl[:60])  # 28 KiB: within the budget
+
+
+def test_budget_from_the_environment_and_set_config(monkeypatch):
+    monkeypatch.setenv("WEAKCVX_MEMORY_BUDGET", "50K")
+    assert wc.get_config()["memory_budget"] == 50 * 1024
+    wc.set_config(memory_budget=2**20)
+    try:
+        assert wc.get_config()["memory_budget"] == 2**20  # set_config wins over the variable
+    finally:
+        wc.set_config(memory_budget=None)
+    monkeypatch.setenv("WEAKCVX_MEMORY_BUDGET", "plenty")
+    with pytest.raises(ValueError, match="`WEAKCVX_MEMORY_BUDGET` must be a number of bytes"):
+        wc.get_config()
+
+
+def test_estimator_above_the_budget_switches_to_a_low_rank_factor():
+    """S3VM on 80 points with a 30 KiB budget (the kernel needs 50 KiB): a pivoted-Cholesky
+    factor replaces the kernel (no n × n matrix is built: the budget check would raise), the
+    fit agrees with the dense fit on the transduction, and the prediction by blocks of rows
+    equals the prediction in one piece."""
+    Xm, _, y_known = wc.datasets.make_gap_clusters(80, n_labeled=4, random_state=0)
+    y = np.where(y_known > 0, 1, 0)
+    y[y_known == 0] = -1
+    wc.set_config(memory_budget="30K")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            low = wc.S3VM(max_iter=10, random_state=0).fit(Xm, y)
+        scores_blocked = low.decision_function(Xm)
+    finally:
+        wc.set_config(memory_budget=None)
+    np.testing.assert_allclose(low.decision_function(Xm), scores_blocked, rtol=1e-10,
+                               atol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense = wc.S3VM(max_iter=10, random_state=0).fit(Xm, y)
+    assert np.mean(low.transduction_ == dense.transduction_) >= 0.9
