@@ -92,9 +92,9 @@ def _rows_sdp(records):
 
 def _rows_mkl(records):
     paper = "WellSVM master problem: MKLGL vs CVXPY (Clarabel) reference"
-    return [_row(paper, f"n={r['n']} T={r['T']}: relative difference of values", 0.0,
+    return [_row(paper, f"n={r['n']} T={r['T']}: relative difference of values", None,
                  r["rel_diff"], r["mklgl_seconds"],
-                 f"reference {r['ref_seconds']:.1f} s ({r['speedup']:.0f}x)")
+                 f"no paper figure; reference {r['ref_seconds']:.1f} s ({r['speedup']:.0f}x)")
             for r in records]
 
 
@@ -373,11 +373,12 @@ def _load_runs(out_dir):
     return runs
 
 
-def write_report(path, out_dir, quick=False):
+def write_report(path, out_dir, quick=False, notes=()):
     """Render ``REPRODUCTION.md`` from the stored records in ``out_dir``.
 
     One table per paper with the columns *quantity | paper | ours | difference | seconds |
-    note*; then each benchmark's wall time, its plots and its printed output.
+    note*; then each benchmark's wall time, its plots and its printed output. ``notes``: extra
+    paragraphs for the header (e.g. why a benchmark is missing).
 
     Examples
     --------
@@ -424,6 +425,8 @@ def write_report(path, out_dir, quick=False):
         "paper gives no number for it (figures only, or a quantity of this library).",
         "",
     ]
+    for note in notes:
+        lines += [note, ""]
     if failures:
         lines += [f"**Failed or not rendered:** {', '.join(failures)} (see their output below).",
                   ""]
