@@ -325,6 +325,9 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         # The paper's second test ("the decrease of the objective is below a threshold") alone
         # stops too early: a freshly added label may not lower the master value at once while
         # the violation is still large. Stop only after `patience` stalled rounds in a row.
+        # Measured against the best value so far: with pruning the master value can rise for a
+        # round after labels leave the working set, and a comparison with the previous round
+        # alone then never stalls (measured: 100 rounds on 92k sparse rows instead of ~20).
         stalled = stalled + 1 if previous - value < tol * max(1.0, abs(previous)) else 0
         if stalled >= patience:
             status, message = "converged", (f"relative decrease of the master value below tol "
@@ -333,7 +336,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         if any(np.array_equal(b_star, b) for b in working_set):
             status, message = "converged", "the oracle returned a label already in the working set"
             break
-        previous = value
+        previous = min(previous, value)
         if it == max_iter:
             break  # the master over the final working set is the one just solved
         if prune > 0 and len(working_set) > 1:
@@ -349,6 +352,12 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
                            tol=master_tol, max_alternations=10 * max_alternations,
                            inner_tol=inner_tol, random_state=random_state, gram=gram)
         alpha, mu = sol.alpha, sol.mu
+        if not sol.converged:
+            # not silent: the value is the master's upper value, its certified bracket is
+            # [master_lower, master_value]; the message says so
+            message += (f"; the MKLGL master over the final working set stopped with saddle gap "
+                        f"{sol.value - sol.lower:.3g} above master_tol={master_tol:g} "
+                        f"(bracket in extra['master_lower'], extra['master_value'])")
     value = float(sol.value)
     certified = False
     extra = {"master_value": value, "master_lower": float(sol.lower), "oracle": oracle}
