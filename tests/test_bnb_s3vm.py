@@ -483,3 +483,34 @@ def test_functions_bad_input():
         branch_and_bound_s3vm(K, y_known, time_limit=-1.0)
     with pytest.raises(ValueError, match="both classes"):
         node_svm(K, np.where(y_known == -1, 0.0, y_known), 1.0)
+
+
+def test_ctrl_c_returns_the_incumbent_marked_not_optimal(monkeypatch):
+    """A KeyboardInterrupt inside the search returns the best labeling so far with a valid lower
+    bound (the node being expanded stays open) and ``optimal`` False, with a warning."""
+    import warnings
+
+    import weakcvx as wc
+    from weakcvx import bnb_s3vm
+
+    X, _, y_known = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+    K = wc.kernels.rbf(X, gamma=2.0)
+    full = bnb_s3vm.branch_and_bound_s3vm(K, y_known, C=10.0)
+    calls = {"n": 0}
+    original = bnb_s3vm._Solver.add_one_in
+
+    def interrupted(self, node, candidates):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return original(self, node, candidates)
+
+    monkeypatch.setattr(bnb_s3vm._Solver, "add_one_in", interrupted)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = bnb_s3vm.branch_and_bound_s3vm(K, y_known, C=10.0)
+    assert res.status == "interrupted" and not res.extra["optimal"]
+    assert any("Ctrl-C" in str(w.message) for w in caught)
+    # the returned bound brackets the true optimum found by the uninterrupted search
+    assert res.value <= full.upper_bound + 1e-9 <= res.upper_bound + 2e-9
+    assert np.all(res.labels[y_known != 0] == y_known[y_known != 0])

@@ -615,52 +615,62 @@ def _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start):
     stack = [(-np.inf, None, y_known.copy(), 0, 0, None, 0.0)]
     last = None  # (node SVM, labels, positives, negatives) of the last node solved
     status = "optimal"
-    while stack:
-        if n_nodes >= max_nodes:
-            status = "node_limit"
-            break
-        if n_nodes and time.perf_counter() - start >= time_limit:  # the root is always solved
-            status = "time_limit"
-            break
-        bound, parent, labels, p, q, x, y_x = stack.pop()
-        if bound >= upper:
-            continue  # s only grows down the tree
-        if x is not None:
-            labels = labels.copy()
-            labels[x] = y_x
-            p, q = (p + 1, q) if y_x > 0 else (p, q + 1)
-        new_points = [x] if x is not None else []
-        free = np.flatnonzero(labels == 0)
-        if free.size and (p == n_pos or q == n_neg):  # eq. 2 forces the remaining labels
-            labels[free] = -1.0 if p == n_pos else 1.0
-            new_points += free.tolist()
-            p, q = n_pos, n_neg
-            free = free[:0]
-        node = solver.solve(labels) if parent is None else solver.extend(parent, labels,
-                                                                          new_points)
-        n_nodes += 1
-        last = (node, labels, p, q)
-        if verbose >= 2 or (verbose and n_nodes % 1000 == 0):
-            logger.info("bnb_s3vm node=%d depth=%d s(L)=%.6g upper=%.6g open=%d %.2fs", n_nodes,
-                        u - free.size, node.value, upper, len(stack),
-                        time.perf_counter() - start)
-        if node.value >= upper:
-            continue
-        if free.size == 0:  # a leaf: new incumbent
-            upper, best_labels, best_node = node.value, labels, node
-            history.append({"node": n_nodes, "value": upper,
-                            "seconds": time.perf_counter() - start})
-            if verbose:
-                logger.info("bnb_s3vm node=%d new upper bound %.8g (%.2fs)", n_nodes, upper,
+    popped = []  # the entry being expanded, whose subtree a Ctrl-C would leave open
+    try:
+        while stack:
+            if n_nodes >= max_nodes:
+                status = "node_limit"
+                break
+            if n_nodes and time.perf_counter() - start >= time_limit:  # the root is always solved
+                status = "time_limit"
+                break
+            bound, parent, labels, p, q, x, y_x = entry = stack.pop()
+            popped = [entry]
+            if bound >= upper:
+                continue  # s only grows down the tree
+            if x is not None:
+                labels = labels.copy()
+                labels[x] = y_x
+                p, q = (p + 1, q) if y_x > 0 else (p, q + 1)
+            new_points = [x] if x is not None else []
+            free = np.flatnonzero(labels == 0)
+            if free.size and (p == n_pos or q == n_neg):  # eq. 2 forces the remaining labels
+                labels[free] = -1.0 if p == n_pos else 1.0
+                new_points += free.tolist()
+                p, q = n_pos, n_neg
+                free = free[:0]
+            node = solver.solve(labels) if parent is None else solver.extend(parent, labels,
+                                                                              new_points)
+            n_nodes += 1
+            last = (node, labels, p, q)
+            if verbose >= 2 or (verbose and n_nodes % 1000 == 0):
+                logger.info("bnb_s3vm node=%d depth=%d s(L)=%.6g upper=%.6g open=%d %.2fs", n_nodes,
+                            u - free.size, node.value, upper, len(stack),
                             time.perf_counter() - start)
-            continue
-        plus, minus = solver.add_one_in(node, free)  # eq. 8
-        k = int(np.argmax(np.maximum(plus, minus)))  # eq. 7
-        x_star, y_star = int(free[k]), (1.0 if plus[k] >= minus[k] else -1.0)
-        # explore -y* (the most likely label) first: push it last
-        for label in (y_star, -y_star):
-            if (label > 0 and p < n_pos) or (label < 0 and q < n_neg):
-                stack.append((node.value, node, labels, p, q, x_star, label))
+            if node.value >= upper:
+                continue
+            if free.size == 0:  # a leaf: new incumbent
+                upper, best_labels, best_node = node.value, labels, node
+                history.append({"node": n_nodes, "value": upper,
+                                "seconds": time.perf_counter() - start})
+                if verbose:
+                    logger.info("bnb_s3vm node=%d new upper bound %.8g (%.2fs)", n_nodes, upper,
+                                time.perf_counter() - start)
+                continue
+            plus, minus = solver.add_one_in(node, free)  # eq. 8
+            k = int(np.argmax(np.maximum(plus, minus)))  # eq. 7
+            x_star, y_star = int(free[k]), (1.0 if plus[k] >= minus[k] else -1.0)
+            # explore -y* (the most likely label) first: push it last
+            for label in (y_star, -y_star):
+                if (label > 0 and p < n_pos) or (label < 0 and q < n_neg):
+                    stack.append((node.value, node, labels, p, q, x_star, label))
+            popped = []
+    except KeyboardInterrupt:
+        # Ctrl-C: keep the incumbent; the entry being expanded stays open for the lower bound
+        if last is None:
+            raise
+        status = "interrupted"
+        stack.extend(popped)
 
     optimal = status == "optimal"
     open_bounds = [entry[0] for entry in stack]
@@ -678,8 +688,9 @@ def _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start):
     if optimal:
         message = f"optimal: search finished after {n_nodes} nodes"
     else:
-        limit = (f"node limit (max_nodes={max_nodes})" if status == "node_limit"
-                 else f"time limit (time_limit={time_limit:g} s)")
+        limit = {"node_limit": f"node limit (max_nodes={max_nodes})",
+                 "interrupted": "interruption (Ctrl-C)"}.get(
+                     status, f"time limit (time_limit={time_limit:g} s)")
         message = (f"branch_and_bound_s3vm stopped at the {limit} after {n_nodes} nodes: "
                    f"objective {upper:.6g}, certified lower bound {lower:.6g}; the labeling is "
                    "not proven optimal")
