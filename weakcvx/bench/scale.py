@@ -189,8 +189,8 @@ def linear_at_scale(n_rows=560_000, n_features=20_000, nnz_per_row=50, time_limi
     if proc.is_alive():
         proc.terminate()
     proc.join(timeout=10.0)
-    if record.get("seconds") and record["seconds"] > time_limit:
-        record["status"] = "timeout"
+    if record["status"] == "ok" and record["seconds"] > time_limit:
+        record["status"] = "finished over the limit"  # came back within the 60 s grace
     X, y, _ = make_sparse_problem(n_rows, n_features, nnz_per_row, 0.01)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -271,7 +271,7 @@ def bench_scale(quick=False):
     rows.append({"paper": PAPER_SCALE,
                  "quantity": f"linear S3VM, {r['rows']} sparse rows: fit seconds ({r['status']})",
                  "paper_value": 1000.0,
-                 "ours": r.get("seconds") if r["status"] == "ok" else f">{limit:.0f}",
+                 "ours": r["seconds"] if "accuracy" in r else f">{limit:.0f}",
                  "seconds": r.get("seconds"),
                  "note": f"transductive accuracy {acc}; LinearSVC {r['svc_seconds']:.1f} s; "
                          "paper: RCV1 677k rows, upper bound", "raw": r})
