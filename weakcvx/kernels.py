@@ -88,12 +88,12 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
     if gamma == "scale":
         Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
         var = Xd.var()
-        return 1.0 / (Xd.shape[1] * var) if var > 0 else 1.0
+        return float(1.0 / (Xd.shape[1] * var)) if var > 0 else 1.0
     if n < 2:
         return 1.0
     D = _sq_dists(X, X)
     mean = D.sum() / (n * (n - 1))
-    return 1.0 / mean if mean > 0 else 1.0
+    return float(1.0 / mean) if mean > 0 else 1.0
 
 
 def linear(X, Y=None):
