@@ -349,7 +349,9 @@ def _fmt(value):
     if isinstance(value, (int, np.integer)):
         return str(value)
     if isinstance(value, (float, np.floating)):
-        return f"{value:.3g}" if abs(value) >= 1000 or 0 < abs(value) < 1e-3 else f"{value:.3f}"
+        if abs(value) >= 1000:
+            return f"{value:.0f}"
+        return f"{value:.3g}" if 0 < abs(value) < 1e-3 else f"{value:.3f}"
     return str(value).replace("|", "\\|")
 
 
