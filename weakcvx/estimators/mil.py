@@ -148,7 +148,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     C : float, default=10.0
         Hinge cost of every example (key instance or negative instance). Measured (10-fold CV,
         standardized features, label generation): C = 10 with gamma="scale" gives 0.86–0.88 on
-        Musk1, C = 1 with gamma="mean_distance" 0.79 (DESIGN §3.1).
+        Musk1, C = 1 with gamma="mean_distance" 0.79 (DESIGN §3.1). Nested check on Musk1
+        (C from {1, 10, 100} chosen in each of 10 outer folds by inner 3-fold CV on the
+        training bags only): the alternating MI-SVM picks C = 10 in 8 of 10 folds (nested
+        accuracy 0.80), mi-SVM C = 10 in 5, C = 1 in 4 (0.83); C = 10 is the modal choice.
     gamma : "scale", "mean_distance" or float, default="scale"
         RBF width; ``"scale"`` is ``2 / mean squared distance`` on standardized features
         (scikit-learn's default), chosen by the measurement above.
