@@ -32,6 +32,10 @@ __all__ = ["label_generation", "supervised_scores", "round_scores", "round_relax
 
 #: Above this many points the driver uses the large-problem defaults (see ``label_generation``).
 LARGE_N = 20000
+#: The same for the linear kernel on features, whose rounds cost ``T`` passes over the sparse
+#: rows (measured on 5,000 sparse rows: the small-problem defaults took 577 s, the large ones
+#: 34 s for the same labels).
+LARGE_LINEAR_N = 5000
 
 logger = logging.getLogger("weakcvx")
 
@@ -202,10 +206,11 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         Violation threshold, relative: stop when ``αᵀQ_{b*}α ≤ αᵀQ_{b̂}α + 2ε·max(1, value)``.
     tol : float or None
         Stop when the master value decreases by less than ``tol`` (relative) in ``patience``
-        consecutive rounds. ``None``: 1e-3 (WellSVM's value), or 1e-2 above ``LARGE_N`` points,
-        where a round costs T inner SVMs over all points (measured on 20,000 sparse rows:
-        the master value falls by about 1% a round from round 10 on while the rounded labels
-        no longer change).
+        consecutive rounds. ``None``: 1e-3 (WellSVM's value), or 1e-2 on large problems (above
+        ``LARGE_N`` points, ``LARGE_LINEAR_N`` for the linear kernel on features), where a
+        round costs T inner SVMs over all points (measured on 20,000 sparse rows: the master
+        value falls by about 1% a round from round 10 on while the rounded labels no longer
+        change).
     max_iter : int
         Maximum cutting-plane rounds.
     master : {"mklgl", "cvxpy"} or None
@@ -215,19 +220,19 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         (MKLGL converges slowly at tight tolerances).
     master_tol, max_alternations :
         Tolerance and alternation cap of the MKLGL master in each round (warm-started, so the
-        rounds together converge; DESIGN §3.3). Default cap: 20, or 3 above
-        ``LARGE_N`` points, where the inner SVMs are also solved to a loose tolerance (1e-2)
-        (DESIGN §3.3: on 100k sparse rows, 30 alternations cost 65× one LinearSVC fit, 5 cost
-        3.6×; measured on 5,000 sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made
-        the fit 17× slower for the same labels). After the last round the master over the final working set
-        is solved once more with 10× the cap at ``master_tol``, and that value is reported.
+        rounds together converge; DESIGN §3.3). Default cap: 20, or 3 on large problems, where
+        the inner SVMs are also solved to a loose tolerance (1e-2) (DESIGN §3.3: on 100k sparse
+        rows, 30 alternations cost 65× one LinearSVC fit, 5 cost 3.6×; measured on 5,000
+        sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made the fit 17× slower for the
+        same labels). After the last round the master over the final working set is solved
+        once more with 10× the cap at ``master_tol``, and that value is reported.
     prune : float or None
         Drop from the working set the labels whose weight ``μ_t`` fell below ``prune`` (relative
         to the largest) before the next round: an inner SVM costs ``O(T · nnz)`` per epoch, and
         on large problems most labels end with weights near 0 (measured on 20,000 sparse rows
         after 20 rounds: one label 0.78, fifteen below 0.01). The master over a subset of B
-        stays an estimate of the hull value from above. ``None``: 0.01 above ``LARGE_N`` points,
-        else 0 (no pruning; the certified ``oracle="exact"`` path never prunes).
+        stays an estimate of the hull value from above. ``None``: 0.01 on large problems, else 0
+        (no pruning; the certified ``oracle="exact"`` path never prunes).
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
@@ -257,7 +262,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     c = problem.costs
     if master is None:
         master = "cvxpy" if oracle == "exact" else "mklgl"
-    large = problem.n_samples > LARGE_N
+    large = problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)
     if max_alternations is None:
         max_alternations = 3 if large else 20
     if tol is None:
