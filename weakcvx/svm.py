@@ -302,26 +302,63 @@ def _diagonal(row_norms_sq, rows, signs, mu):
 # projected gradients happen to be equal and non-zero.
 
 
+@numba.njit(cache=True, inline="always")
+def _shuffle(index, active, state):
+    """Fisher–Yates on the active prefix, driven by the module's LCG; returns the new state."""
+    for k in range(active - 1, 0, -1):
+        state = (state * 48271) % 2147483647
+        j = state % (k + 1)
+        tmp = index[k]
+        index[k] = index[j]
+        index[j] = tmp
+    return state
+
+
+@numba.njit(cache=True, inline="always")
+def _projected_gradient(a, g, c_i, pg_max_old, pg_min_old, shrinking):
+    """``(shrink, PG_i)``: LIBLINEAR's shrinking test for a coordinate at a bound whose
+    gradient points outside by more than last epoch's extremes, else its projected gradient."""
+    if a == 0.0:
+        if shrinking and g > pg_max_old:
+            return True, 0.0
+        return False, min(g, 0.0)
+    if a == c_i:
+        if shrinking and g < pg_min_old:
+            return True, 0.0
+        return False, max(g, 0.0)
+    return False, g
+
+
+@numba.njit(cache=True, inline="always")
+def _coordinate_step(a, g, q_ii, c_i):
+    """Exact minimiser along the axis, clipped to the box (``c_i`` when ``Q_ii = 0``)."""
+    if q_ii > 0.0:
+        return min(max(a - g / q_ii, 0.0), c_i)
+    return c_i
+
+
+@numba.njit(cache=True, inline="always")
+def _swap_out(index, s, active):
+    """Move ``index[s]`` behind the active prefix; returns the new prefix length."""
+    active -= 1
+    tmp = index[s]
+    index[s] = index[active]
+    index[active] = tmp
+    return active
+
+
 @numba.njit(cache=True)
 def _cd_dense(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking):
     n_labels, m = rows.shape
     dim = R.shape[1]
     index = np.arange(m)
     active = m
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
+    pg_max_old, pg_min_old = np.inf, -np.inf
     state = seed
     epoch = 0
-    converged = False
     while epoch < max_epochs:
-        for k in range(active - 1, 0, -1):  # Fisher–Yates on the active prefix
-            state = (state * 48271) % 2147483647
-            j = state % (k + 1)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
-        pg_max = 0.0
-        pg_min = 0.0
+        state = _shuffle(index, active, state)
+        pg_max = pg_min = 0.0
         s = 0
         while s < active:
             i = index[s]
@@ -335,36 +372,13 @@ def _cd_dense(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrink
                         acc += R[row, j] * W[t, j]
                     g += coef * acc
             a = alpha[i]
-            pg = 0.0
-            if a == 0.0:
-                if shrinking and g > pg_max_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g < 0.0:
-                    pg = g
-            elif a == c[i]:
-                if shrinking and g < pg_min_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g > 0.0:
-                    pg = g
-            else:
-                pg = g
-            if pg > pg_max:
-                pg_max = pg
-            if pg < pg_min:
-                pg_min = pg
+            shrink, pg = _projected_gradient(a, g, c[i], pg_max_old, pg_min_old, shrinking)
+            if shrink:
+                active = _swap_out(index, s, active)
+                continue
+            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                if qd[i] > 0.0:
-                    new = min(max(a - g / qd[i], 0.0), c[i])
-                else:
-                    new = c[i]
+                new = _coordinate_step(a, g, qd[i], c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
@@ -378,15 +392,12 @@ def _cd_dense(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrink
         epoch += 1
         if pg_max - pg_min < tol:
             if active == m:
-                converged = True
-                break
-            active = m
-            pg_max_old = np.inf
-            pg_min_old = -np.inf
+                return epoch, True
+            active, pg_max_old, pg_min_old = m, np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return epoch, converged
+    return epoch, False
 
 
 @numba.njit(cache=True)
@@ -396,20 +407,12 @@ def _cd_csr(
     n_labels, m = rows.shape
     index = np.arange(m)
     active = m
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
+    pg_max_old, pg_min_old = np.inf, -np.inf
     state = seed
     epoch = 0
-    converged = False
     while epoch < max_epochs:
-        for k in range(active - 1, 0, -1):
-            state = (state * 48271) % 2147483647
-            j = state % (k + 1)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
-        pg_max = 0.0
-        pg_min = 0.0
+        state = _shuffle(index, active, state)
+        pg_max = pg_min = 0.0
         s = 0
         while s < active:
             i = index[s]
@@ -423,36 +426,13 @@ def _cd_csr(
                         acc += data[p] * W[t, indices[p]]
                     g += coef * acc
             a = alpha[i]
-            pg = 0.0
-            if a == 0.0:
-                if shrinking and g > pg_max_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g < 0.0:
-                    pg = g
-            elif a == c[i]:
-                if shrinking and g < pg_min_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g > 0.0:
-                    pg = g
-            else:
-                pg = g
-            if pg > pg_max:
-                pg_max = pg
-            if pg < pg_min:
-                pg_min = pg
+            shrink, pg = _projected_gradient(a, g, c[i], pg_max_old, pg_min_old, shrinking)
+            if shrink:
+                active = _swap_out(index, s, active)
+                continue
+            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                if qd[i] > 0.0:
-                    new = min(max(a - g / qd[i], 0.0), c[i])
-                else:
-                    new = c[i]
+                new = _coordinate_step(a, g, qd[i], c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
@@ -466,15 +446,12 @@ def _cd_csr(
         epoch += 1
         if pg_max - pg_min < tol:
             if active == m:
-                converged = True
-                break
-            active = m
-            pg_max_old = np.inf
-            pg_min_old = -np.inf
+                return epoch, True
+            active, pg_max_old, pg_min_old = m, np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return epoch, converged
+    return epoch, False
 
 
 @numba.njit(cache=True)
@@ -485,56 +462,24 @@ def _cd_gram(Q, c, alpha, G, tol, max_epochs, seed, shrinking):
     m = Q.shape[0]
     index = np.arange(m)
     active = m
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
+    pg_max_old, pg_min_old = np.inf, -np.inf
     state = seed
     epoch = 0
-    converged = False
     while epoch < max_epochs:
-        for k in range(active - 1, 0, -1):
-            state = (state * 48271) % 2147483647
-            j = state % (k + 1)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
-        pg_max = 0.0
-        pg_min = 0.0
+        state = _shuffle(index, active, state)
+        pg_max = pg_min = 0.0
         s = 0
         while s < active:
             i = index[s]
             g = G[i]
             a = alpha[i]
-            pg = 0.0
-            if a == 0.0:
-                if shrinking and g > pg_max_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g < 0.0:
-                    pg = g
-            elif a == c[i]:
-                if shrinking and g < pg_min_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g > 0.0:
-                    pg = g
-            else:
-                pg = g
-            if pg > pg_max:
-                pg_max = pg
-            if pg < pg_min:
-                pg_min = pg
+            shrink, pg = _projected_gradient(a, g, c[i], pg_max_old, pg_min_old, shrinking)
+            if shrink:
+                active = _swap_out(index, s, active)
+                continue
+            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                qii = Q[i, i]
-                if qii > 0.0:
-                    new = min(max(a - g / qii, 0.0), c[i])
-                else:
-                    new = c[i]
+                new = _coordinate_step(a, g, Q[i, i], c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
@@ -544,15 +489,12 @@ def _cd_gram(Q, c, alpha, G, tol, max_epochs, seed, shrinking):
         epoch += 1
         if pg_max - pg_min < tol:
             if active == m:
-                converged = True
-                break
-            active = m
-            pg_max_old = np.inf
-            pg_min_old = -np.inf
+                return epoch, True
+            active, pg_max_old, pg_min_old = m, np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return epoch, converged
+    return epoch, False
 
 
 def _explicit_label_kernel(gram, rows, signs, mu):
@@ -582,20 +524,12 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
     coef = np.empty(n_labels)
     index = np.arange(m)
     active = m
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
+    pg_max_old, pg_min_old = np.inf, -np.inf
     state = seed
     epoch = 0
-    converged = False
     while epoch < max_epochs:
-        for k in range(active - 1, 0, -1):
-            state = (state * 48271) % 2147483647
-            j = state % (k + 1)
-            tmp = index[k]
-            index[k] = index[j]
-            index[j] = tmp
-        pg_max = 0.0
-        pg_min = 0.0
+        state = _shuffle(index, active, state)
+        pg_max = pg_min = 0.0
         s = 0
         while s < active:
             i = index[s]
@@ -610,36 +544,13 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
                     acc += coef[t] * WT[col, t]
                 g += data[p] * acc
             a = alpha[i]
-            pg = 0.0
-            if a == 0.0:
-                if shrinking and g > pg_max_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g < 0.0:
-                    pg = g
-            elif a == c[i]:
-                if shrinking and g < pg_min_old:
-                    active -= 1
-                    tmp = index[s]
-                    index[s] = index[active]
-                    index[active] = tmp
-                    continue
-                if g > 0.0:
-                    pg = g
-            else:
-                pg = g
-            if pg > pg_max:
-                pg_max = pg
-            if pg < pg_min:
-                pg_min = pg
+            shrink, pg = _projected_gradient(a, g, c[i], pg_max_old, pg_min_old, shrinking)
+            if shrink:
+                active = _swap_out(index, s, active)
+                continue
+            pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                if qd[i] > 0.0:
-                    new = min(max(a - g / qd[i], 0.0), c[i])
-                else:
-                    new = c[i]
+                new = _coordinate_step(a, g, qd[i], c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
@@ -652,15 +563,12 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
         epoch += 1
         if pg_max - pg_min < tol:
             if active == m:
-                converged = True
-                break
-            active = m
-            pg_max_old = np.inf
-            pg_min_old = -np.inf
+                return epoch, True
+            active, pg_max_old, pg_min_old = m, np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return epoch, converged
+    return epoch, False
 
 
 def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking):
