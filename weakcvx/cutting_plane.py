@@ -158,18 +158,20 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
-def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20):
+def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20,
+                     eigen_candidates=True):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
-    M (both signs; DESIGN §3.6's rank-1 recovery) and the heaviest label of C; the one with the
+    M (both signs; DESIGN §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``) and
+    the heaviest label of C; the one with the
     lowest ``J`` is then polished by alternating (SVM fit / exact relabeling, at most
     ``polish_iter`` fits), which can only lower ``J``. Returns ``(labels, J)``.
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
     candidates = [working_set[int(np.argmax(mu))]]
-    if getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
+    if eigen_candidates and getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
         Y = np.stack(working_set) * np.sqrt(mu)[:, None]  # M = Yᵀ Y
         u = np.linalg.svd(Y, full_matrices=False)[2][0]
         u = u + 1e-9 * scores  # points every label agrees on are tied; follow f
@@ -225,7 +227,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         rows, 30 alternations cost 65× one LinearSVC fit, 5 cost 3.6×; measured on 5,000
         sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made the fit 17× slower for the
         same labels). After the last round the master over the final working set is solved
-        once more with 10× the cap at ``master_tol``, and that value is reported.
+        once more with 10× the cap (2× on large problems) at ``master_tol``, and that value is
+        reported.
     prune : float or None
         Drop from the working set the labels whose weight ``μ_t`` fell below ``prune`` (relative
         to the largest) before the next round: an inner SVM costs ``O(T · nnz)`` per epoch, and
@@ -354,7 +357,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     if master == "mklgl" and not sol.converged:
         rows, signs = problem.stack(working_set)
         sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
-                           tol=master_tol, max_alternations=10 * max_alternations,
+                           tol=master_tol,
+                           max_alternations=(2 if large else 10) * max_alternations,
                            inner_tol=inner_tol, random_state=random_state, gram=gram)
         alpha, mu = sol.alpha, sol.mu
         if not sol.converged:
@@ -371,7 +375,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         value = float(alpha.sum() - 0.5 * q_all.max())
         certified = True
     labels, upper = round_relaxation(problem, alpha, working_set, mu,
-                                     polish_iter=5 if large else 20)
+                                     polish_iter=5 if large else 20,
+                                     eigen_candidates=not large)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,
                        certified=certified, status=status, message=message, n_iter=it,
