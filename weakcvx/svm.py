@@ -644,6 +644,25 @@ def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, sh
 # ---------------------------------------------------------------------------------------------
 
 
+def _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha, tol, max_epochs, seed, shrinking,
+               backend):
+    """Coordinate descent through the factor: the NumPy twin, the CSR kernel with transposed
+    weights when every label uses the same rows (sign vectors), the general CSR kernel, or the
+    dense one. ``alpha`` is updated in place; returns ``(epochs, converged)``."""
+    qd = _diagonal(row_norms_sq, rows, signs, mu)
+    W = _weights_from_alpha(R, rows, signs, alpha)
+    args = (rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking)
+    if backend == "numpy":
+        return _box_qp_numpy(R, *args)
+    if sp.issparse(R) and rows.shape[0] > 1 and np.all(rows == rows[0]):
+        return _cd_csr_shared(R.indptr, R.indices, R.data, np.ascontiguousarray(rows[0]),
+                              np.ascontiguousarray(signs.T), mu, c, qd, alpha,
+                              np.ascontiguousarray(W.T), tol, max_epochs, seed, shrinking)
+    if sp.issparse(R):
+        return _cd_csr(R.indptr, R.indices, R.data, *args)
+    return _cd_dense(R, *args)
+
+
 def solve_box_qp(
     factor,
     rows,
@@ -760,26 +779,15 @@ def solve_box_qp(
         if gram.shape != (R.shape[0], R.shape[0]):
             raise ValueError(f"`gram` must be the ({R.shape[0]}, {R.shape[0]}) matrix R Rᵀ. "
                              f"Got shape {gram.shape} instead.")
-    qd = _diagonal(row_norms_sq, rows, signs, mu)
-    W = _weights_from_alpha(R, rows, signs, alpha)
-    args = (rows, signs, mu, c, qd, alpha, W, float(tol), int(max_epochs), seed, bool(shrinking))
-    if use_gram:
+    if use_gram:  # the factor's weights and diagonal are not needed on this path
         Q = _explicit_label_kernel(gram, rows, signs, mu)
         G = Q @ alpha - 1.0
         n_epochs, converged = _cd_gram(Q, c, alpha, G, float(tol), int(max_epochs), seed,
                                        bool(shrinking))
-    elif backend == "numpy":
-        n_epochs, converged = _box_qp_numpy(R, *args)
-    elif sp.issparse(R) and n_labels > 1 and np.all(rows == rows[0]):
-        WT = np.ascontiguousarray(W.T)
-        n_epochs, converged = _cd_csr_shared(
-            R.indptr, R.indices, R.data, np.ascontiguousarray(rows[0]),
-            np.ascontiguousarray(signs.T), mu, c, qd, alpha, WT, float(tol), int(max_epochs),
-            seed, bool(shrinking))
-    elif sp.issparse(R):
-        n_epochs, converged = _cd_csr(R.indptr, R.indices, R.data, *args)
     else:
-        n_epochs, converged = _cd_dense(R, *args)
+        n_epochs, converged = _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha,
+                                         float(tol), int(max_epochs), seed, bool(shrinking),
+                                         backend)
 
     W = _weights_from_alpha(R, rows, signs, alpha)
     dual = float(alpha.sum()) - _half_norm(mu, W)
