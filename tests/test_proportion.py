@@ -134,8 +134,9 @@ def test_meanmap_matches_cvxpy_reference(toy):
     Xa, mu_xy, _ = clf.mean_map_statistic(X, bags, p)
     w = cp.Variable(Xa.shape[1])
     t = Xa @ w
-    # log 2cosh(t) = t + log(1 + e^{-2t})
-    objective = cp.sum(t + cp.logistic(-2 * t)) - mu_xy @ w + 0.5 * cp.sum_squares(w)
+    # log 2cosh(t) = t + log(1 + e^{-2t}); the objective per instance (λ = 0.5)
+    n = len(X)
+    objective = (cp.sum(t + cp.logistic(-2 * t)) - mu_xy @ w) / n + 0.5 * cp.sum_squares(w)
     prob = cp.Problem(cp.Minimize(objective))
     prob.solve(solver="CLARABEL")
     assert clf.objective_ == pytest.approx(prob.value, rel=1e-5, abs=1e-5)
@@ -224,3 +225,101 @@ def test_bad_eps_and_infeasible_proportions(toy):
     # 30 points per bag: 0.51 * 30 = 15.3 positives is no integer unless eps >= 0.01
     with pytest.raises(ValueError, match="admits no labeling.*eps"):
         wc.ProportionSVM(relaxation="label_generation").fit(X, bags, [0.51, 0.4])
+
+
+def _svm_primal(K, y, C, beta, intercept):
+    """``½‖w‖² + C Σ_i hinge(y_i f_i)`` with ``f = Kβ + b``."""
+    f = K @ beta + intercept
+    return 0.5 * beta @ K @ beta + C * np.maximum(0.0, 1.0 - y * f).sum()
+
+
+def _libsvm_primal(K, y, C):
+    from sklearn.svm import SVC
+
+    svc = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K, y)
+    beta = np.zeros(len(y))
+    beta[svc.support_] = svc.dual_coef_[0]
+    return _svm_primal(K, y, C, beta, svc.intercept_[0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_smo_reaches_the_libsvm_optimum_cold_and_warm(seed):
+    """The warm-started SMO of alter-∝SVM against libsvm (its reference twin): same primal
+    optimum from α = 0 and from the warm start after C grows ×1.5 and labels flip."""
+    from weakcvx._smo import svm_offset_solve, warm_start
+
+    rng = np.random.RandomState(seed)
+    n = 70
+    X = rng.randn(n, 4) + np.where(rng.rand(n) < 0.5, 1.0, -1.0)[:, None]
+    if seed % 2:  # rank-deficient linear kernel with duplicated columns, or a full-rank RBF
+        X = np.hstack([X, X[:, :2]])
+        K = X @ X.T
+    else:
+        K = np.exp(-0.3 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    y = np.where(X[:, 0] + 0.8 * rng.randn(n) > 0, 1.0, -1.0)
+    C = [0.01, 0.1, 1.0, 10.0, 0.5, 3.0][seed]
+    alpha, grad, rho, _, converged = svm_offset_solve(K, y, C, tol=1e-7)
+    assert converged
+    assert abs(alpha @ y) < 1e-9 and alpha.min() >= 0 and alpha.max() <= C
+    assert _svm_primal(K, y, C, alpha * y, -rho) == pytest.approx(_libsvm_primal(K, y, C),
+                                                                  rel=1e-5)
+    y2 = y.copy()
+    y2[rng.choice(n, 7, replace=False)] *= -1
+    scores = K @ (alpha * y) - rho
+    a0, g0 = warm_start(K, y, y2, alpha, C, 1.5 * C, scores)
+    assert abs(a0 @ y2) < 1e-9 and a0.min() >= 0 and a0.max() <= 1.5 * C
+    np.testing.assert_allclose(g0, y2 * (K @ (a0 * y2)) - 1.0, atol=1e-10)
+    a2, _, rho2, _, converged = svm_offset_solve(K, y2, 1.5 * C, a0, g0, tol=1e-7)
+    assert converged
+    assert _svm_primal(K, y2, 1.5 * C, a2 * y2, -rho2) == pytest.approx(
+        _libsvm_primal(K, y2, 1.5 * C), rel=1e-5)
+
+
+def test_label_update_with_ties_and_large_bags_matches_a_per_bag_loop():
+    """The vectorised update against the direct per-bag loop of Prop. 1 (integer scores make
+    ties in δ and in the objective; ties go to the smallest count, then the lowest index)."""
+    rng = np.random.RandomState(0)
+    for _ in range(20):
+        n_bags = rng.randint(1, 8)
+        bag_index = rng.randint(0, n_bags, size=200)
+        bag_index = np.unique(bag_index, return_inverse=True)[1].ravel()
+        n_bags = bag_index.max() + 1
+        scores = rng.randint(-3, 4, size=200).astype(float)
+        loss_neg, loss_pos = np.maximum(0, 1 + scores), np.maximum(0, 1 - scores)
+        p = rng.randint(0, 5, size=n_bags) / 4
+        C_star, C_p, eps = rng.choice([0.5, 1.0, 2.0]), rng.choice([1.0, 10.0]), 0.0
+        y = proportion_label_update(loss_neg, loss_pos, bag_index, p, C_star, C_p, eps)
+        ref = -np.ones(200)
+        delta = loss_neg - loss_pos
+        for k in range(n_bags):
+            idx = np.flatnonzero(bag_index == k)
+            idx = idx[np.argsort(-delta[idx], kind="stable")]
+            gains = np.concatenate([[0.0], np.cumsum(delta[idx])])
+            m = np.arange(len(idx) + 1)
+            obj = C_star * (loss_neg[idx].sum() - gains) + C_p * np.abs(m / len(idx) - p[k])
+            ref[idx[:int(np.argmin(obj))]] = 1.0
+        ours = _update_value(y, loss_neg, loss_pos, bag_index, p, C_star, C_p, eps)
+        theirs = _update_value(ref, loss_neg, loss_pos, bag_index, p, C_star, C_p, eps)
+        assert ours == pytest.approx(theirs, rel=1e-12)
+        np.testing.assert_array_equal(np.bincount(bag_index, weights=y > 0),
+                                      np.bincount(bag_index, weights=ref > 0))
+
+
+def test_meanmap_with_pure_bags_is_logistic_regression():
+    """Pure bags of equal size give the exact μ_xy = Σ y_i x_i, and MeanMap becomes L2
+    logistic regression with scores 2wᵀx: per instance λ‖w‖² ⇔ scikit-learn's C = 2/(nλ)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = wc.datasets.load_uci("heart")
+    keep = np.concatenate([np.flatnonzero(y < 0)[:120], np.flatnonzero(y > 0)[:120]])
+    X, y = X[keep], y[keep]  # 120 negatives then 120 positives, bags of 8
+    bags = np.repeat(np.arange(30), 8)
+    p = np.bincount(bags, weights=(y > 0).astype(float)) / 8
+    assert set(p) == {0.0, 1.0}
+    lam = 0.05
+    mm = wc.MeanMap(lam=lam).fit(X, bags, p)
+    Xa = np.hstack([X, np.ones((len(X), 1))])
+    lr = LogisticRegression(C=2 / (len(X) * lam), fit_intercept=False, tol=1e-10,
+                            max_iter=10000).fit(Xa, y)
+    np.testing.assert_allclose(2 * np.append(mm.coef_, mm.intercept_), lr.coef_[0],
+                               rtol=1e-4, atol=1e-5)

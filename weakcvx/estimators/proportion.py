@@ -347,10 +347,14 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         labelset = labelset_cls(bag_index, p, eps=self.eps)
         problem = WeakLabelProblem(labelset=labelset, costs=self.C, **self._problem_inputs(X))
         seed = integer_seed(self.random_state)
-        # one start: the relaxation is convex (the paper runs conv-∝SVM once)
+        # one start: the relaxation is convex (the paper runs conv-∝SVM once). The paper stops
+        # when the objective decreases by less than a threshold (patience 1) and its SimpleMKL
+        # "converges in less than 5 iterations" (5 MKLGL alternations a round): measured on
+        # heart, pima, ionosphere, german with bags of 4 and 32, 2–4× faster than patience 3 and
+        # 20 alternations, same training accuracy within ±2 points.
         result = solve(problem, method="label_generation", n_init=1, max_iter=self.max_iter,
-                       tol=1e-2 if self.tol is None else self.tol, random_state=seed,
-                       verbose=self.verbose)
+                       tol=1e-2 if self.tol is None else self.tol, patience=1,
+                       max_alternations=5, random_state=seed, verbose=self.verbose)
         Y = np.stack(result.working_set) * np.sqrt(np.maximum(result.mu, 0))[:, None]
         _, s, Vt = np.linalg.svd(Y, full_matrices=False)  # M = YᵀY ≈ s₀² v vᵀ
         y_tilde = s[0] * Vt[0]
@@ -473,14 +477,32 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
 
     .. math::
 
-        \sum_i \log 2\cosh(w^\top x_i) - w^\top \hat\mu_{xy} + \lambda \|w\|^2,
+        \frac{1}{n}\Big(\sum_i \log 2\cosh(w^\top x_i) - w^\top \hat\mu_{xy}\Big)
+            + \lambda \|w\|^2,
 
-    a smooth convex problem (L-BFGS). ``x`` carries a constant feature 1 for the offset.
+    a smooth convex problem (L-BFGS). ``x`` carries a constant feature 1 for the offset. With
+    the true ``μ_xy`` (e.g. pure bags of equal size) this is exactly L2-regularised logistic
+    regression with scores ``2wᵀx``.
+
+    Notes
+    -----
+    DESIGN §3.6 and the reference implementation of Patrini et al. (2014) write the objective
+    with sums, ``Σ_i log 2cosh(wᵀx_i) − wᵀμ̂_xy + λ'‖w‖²``; here it is divided by ``n``, so
+    ``λ' = nλ`` and ``λ`` means the same at every sample size. The estimate ``μ̂_xy`` usually
+    lies outside the set ``{Σ_i t_i x_i : |t_i| ≤ 1}`` that true labels can reach; then the
+    likelihood term decreases without bound along some direction and only ``λ`` keeps ``w``
+    finite: weak regularisation lets the estimation noise of ``μ̂_xy`` pick the direction.
+    Measured on heart (standardised, 5 splits, bags of 2/8/32, test accuracy): sum-form
+    ``λ' ∈ {0.1, 1, 10}`` (the ∝SVM paper's grid read in that form) gave 73/79/68%, ``λ' = 1000``
+    80/82/74%; the paper reports 82/80/79%. The default ``λ = 1`` (``λ' = n``) sits in that good
+    range (heart: 80/81/71%; australian, german, ionosphere, pima: within 1–3 points of the
+    best of ``{0.01, 0.1, 1, 10}`` at bags of 2–64), and the paper's grid ``{0.1, 1, 10}`` read
+    in this form spans it.
 
     Parameters
     ----------
     lam : float, default=1.0
-        Ridge weight λ (the paper's grid: 0.1, 1, 10).
+        Ridge weight λ per instance (the ∝SVM paper's grid: 0.1, 1, 10).
 
     Attributes
     ----------
@@ -493,6 +515,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     ----------
     N. Quadrianto, A. J. Smola, T. S. Caetano, Q. V. Le. Estimating labels from label
     proportions. JMLR 10, 2009.
+    G. Patrini, R. Nock, P. Rivera, T. Caetano. (Almost) no label no cry. NIPS 2014.
 
     Examples
     --------
@@ -527,12 +550,12 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
         X = validate_X(self, X, dtype=np.float64, ensure_min_samples=2)
         bag_index, p = self._validate_bags(X, bags, proportions)
         Xa, mu_xy, class_means = self.mean_map_statistic(X, bag_index, p)
-        lam = float(self.lam)
+        lam, n = float(self.lam), X.shape[0]
 
         def objective(w):
             t = Xa @ w
-            value = _log2cosh(t).sum() - w @ mu_xy + lam * w @ w
-            grad = Xa.T @ np.tanh(t) - mu_xy + 2 * lam * w
+            value = (_log2cosh(t).sum() - w @ mu_xy) / n + lam * w @ w
+            grad = (Xa.T @ np.tanh(t) - mu_xy) / n + 2 * lam * w
             return value, grad
 
         res = scipy.optimize.minimize(objective, np.zeros(Xa.shape[1]), jac=True,
