@@ -1186,15 +1186,14 @@ class KeyInstances(_BagLabelSet):
         r"""``r``: the gradient of ``b ↦ αᵀQ_bα`` at ``b`` per instance, halved:
         ``r_ij = ᾱ_i w_b·φ(x_ij)`` with ``w_b = Σ_k α_k s_k φ(x_{rows_k})`` and ``ᾱ_i`` the
         (mean) dual variable of bag ``i``'s key slot(s) (WellSVM eq. 23, ``τ``-free form)."""
-        R = problem.factor
-        rows, signs = self.support(b)
-        w = R[rows].T @ (alpha * signs)
+        # w_b·φ(x) at every instance: one kernel product (through the problem, which works on
+        # the explicit kernel when it has one and never forms its factor then)
+        scores = problem.decision_scores(alpha, [b], np.ones(1))
         slot_alpha = alpha[:self.n_key * len(self.positive_bags)].reshape(-1, self.n_key)
         slot_alpha = slot_alpha.mean(axis=1)
         r = np.zeros(self.n_samples)
         inside = self._slot_of_instance >= 0
-        r[inside] = slot_alpha[self._slot_of_instance[inside]] * np.asarray(
-            R[inside] @ w).ravel()
+        r[inside] = slot_alpha[self._slot_of_instance[inside]] * scores[inside]
         return r
 
     def most_violated(self, problem, alpha, b_hat, scores, max_steps=20):
