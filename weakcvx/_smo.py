@@ -283,7 +283,8 @@ def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, sh
         grad = y * (K @ (alpha * y)) - 1.0
     if max_iter is None:
         max_iter = max(10**6, 100 * n)
-    n_iter, converged = _smo(K, np.ascontiguousarray(np.diag(K)), y, float(C), alpha, grad, float(tol), int(max_iter),
+    diagonal = np.ascontiguousarray(np.diag(K))
+    n_iter, converged = _smo(K, diagonal, y, float(C), alpha, grad, float(tol), int(max_iter),
                              bool(shrinking))
     return alpha, grad, float(_rho(y, float(C), alpha, grad)), int(n_iter), bool(converged)
 
