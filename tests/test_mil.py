@@ -309,8 +309,32 @@ def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):
     assert np.mean(lower.predict(test) == exact.predict(test)) > 0.9
 
 
+def test_low_rank_prediction_is_the_trained_model(monkeypatch, roi_data):
+    """With a low-rank factor the classifier is the one trained on the factor's kernel: at a
+    converged MI-SVM alternation (labels unchanged by relabeling), each positive training bag's
+    best-scoring instance is its key, and the training objective is reproduced."""
+    bags, y, *_ = roi_data
+    monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
+    clf = MultiInstanceSVM(relaxation="alternating", max_rank=30, random_state=0).fit(bags, y)
+    assert clf.result_.message == "labels unchanged"
+    assert clf.X_fit_.shape[0] == 30  # an expansion over the pivots
+    positive = np.flatnonzero(y == 1)
+    best = [int(np.argmax(clf.decision_function([bag[j:j + 1] for j in range(len(bag))])))
+            for bag in (bags[k] for k in positive)]
+    assert best == clf.key_instances_.tolist()
+    # J = ½‖w‖² + C Σ hinge, with ‖w‖² = vᵀ K_PP v + (offset / s)² in the factor's space
+    keys = np.array([bags[k][j] for k, j in zip(positive, clf.key_instances_)])
+    negatives = np.vstack([bags[k] for k in np.flatnonzero(y == 0)])
+    margins = np.r_[clf.decision_function([k[None] for k in keys]),
+                    -clf.decision_function([n[None] for n in negatives])]
+    v = clf.dual_coef_
+    K_pp = kernels.rbf(clf.X_fit_, gamma=clf._gamma)
+    primal = 0.5 * (v @ K_pp @ v + clf.intercept_ ** 2) + clf.C * np.maximum(0, 1 - margins).sum()
+    assert primal == pytest.approx(clf.objective_, rel=1e-3)
+
+
 def test_large_problem_label_generation_uses_the_factor_and_loose_master(monkeypatch, roi_data):
-    # above EXACT_FACTOR_LIMIT: low-rank factor, LARGE_MIL_ROUNDS rounds, loose master; with a
+    # above EXACT_FACTOR_LIMIT: low-rank factor, MIL_ROUNDS rounds, loose master; with a
     # full-rank factor the predictions stay those of the exact fit on nearly every test bag
     from weakcvx.estimators import mil
 
@@ -319,7 +343,7 @@ def test_large_problem_label_generation_uses_the_factor_and_loose_master(monkeyp
     n = sum(len(b) for b in bags)
     monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
     large = MultiInstanceSVM(random_state=0, max_rank=n).fit(bags, y)
-    assert large.n_iter_ <= mil.LARGE_MIL_ROUNDS
+    assert large.n_iter_ <= mil.MIL_ROUNDS
     assert np.mean(large.predict(test) == exact.predict(test)) > 0.9
     # an explicit max_iter wins over the large-problem default
     assert MultiInstanceSVM(random_state=0, max_rank=n, max_iter=2).fit(bags, y).n_iter_ <= 2
