@@ -508,3 +508,56 @@ def test_gram_of_wrong_shape_raises():
     R = np.eye(3)
     with pytest.raises(ValueError, match="`gram` must be the \\(3, 3\\)"):
         solve_box_qp(R, np.arange(3), np.ones(3), 1.0, gram=np.eye(2))
+
+
+@pytest.mark.parametrize("seed, T, factor, costs", PROBLEMS)
+def test_gram_only_solve_needs_no_factor(seed, T, factor, costs):
+    """``factor=None, gram=K``: the same optimum as the factor path, ``w`` is ``None`` and the
+    per-label quadratics equal ``‖w_t‖²`` of the factor path's weights at the same α."""
+    R, rows, signs, mu, c = make_problem(seed, T, factor=factor, costs=costs)
+    gram = R @ R.T
+    sol = solve_box_qp(None, rows, signs, c, mu, tol=1e-8, max_epochs=MAX_EPOCHS, gram=gram)
+    assert sol.w is None
+    factor_sol = solve_box_qp(R, rows, signs, c, mu, tol=1e-8, max_epochs=MAX_EPOCHS)
+    scale = max(1.0, abs(factor_sol.dual_value))
+    assert abs(sol.dual_value - factor_sol.dual_value) <= 1e-6 * scale
+    assert sol.dual_value <= sol.primal_value + 1e-12 * scale
+    W = _weights_from_alpha_ref(R, rows, signs, sol.alpha)
+    np.testing.assert_allclose(sol.quadratics, np.einsum("tr,tr->t", W, W),
+                               rtol=1e-10, atol=1e-10 * scale)
+
+
+def test_gram_path_in_float32_agrees_with_float64_factor_path():
+    """Above ``GRAM_FLOAT32_MIN`` variables ``Q`` is stored in float32; the optimum moves by far
+    less than the solver tolerance. Reference: the float64 factor path at tol 1e-8; allowed:
+    1e-6 relative, the tolerance of the CVXPY comparisons above (the perturbation of ``Q``,
+    6e-8 relative per entry, moves the value by about that times ``αᵀ|Q|α``)."""
+    from weakcvx.kernels import factor as kernel_factor
+    from weakcvx.svm import GRAM_FLOAT32_MIN
+
+    rng = np.random.default_rng(0)
+    m = GRAM_FLOAT32_MIN + 10
+    X = rng.standard_normal((m, 3))
+    gram = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    R = kernel_factor(gram)
+    signs = np.stack([np.sign(X[:, 0] + 0.3 * rng.standard_normal(m)), np.sign(X[:, 1])])
+    rows = np.tile(np.arange(m), (2, 1))
+    mu = np.array([0.6, 0.4])
+    c = np.full(m, 0.5)
+    sol = solve_box_qp(None, rows, signs, c, mu, tol=1e-6, max_epochs=MAX_EPOCHS, gram=gram)
+    ref = solve_box_qp(R, rows, signs, c, mu, tol=1e-8, max_epochs=MAX_EPOCHS)
+    scale = max(1.0, abs(ref.dual_value))
+    assert sol.converged
+    assert abs(sol.dual_value - ref.dual_value) <= 1e-6 * scale
+    assert sol.dual_value - 1e-6 * scale <= ref.primal_value
+    assert ref.dual_value - 1e-6 * scale <= sol.primal_value
+
+
+def test_gram_only_solve_rejects_missing_and_bad_gram():
+    with pytest.raises(ValueError, match="`factor` .* or `gram` .* must be given"):
+        solve_box_qp(None, np.arange(3), np.ones(3), 1.0)
+    with pytest.raises(ValueError, match="`gram` must contain only finite values"):
+        solve_box_qp(None, np.arange(2), np.ones(2), 1.0, gram=np.array([[1.0, np.nan],
+                                                                        [np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="`gram` must be a square"):
+        solve_box_qp(None, np.arange(2), np.ones(2), 1.0, gram=np.ones((2, 3)))

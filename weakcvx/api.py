@@ -7,6 +7,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -24,8 +25,22 @@ def _starts(problem, n_init, random_state):
     """Starting labelings for problems without fixed labels (clustering): the signs of the
     leading principal directions of the kernel factor, then random feasible labelings."""
     rng = check_random_state(random_state)
-    R = problem.factor
     starts = []
+    if problem.gram is not None:
+        # the same directions from the centred kernel H K H = U diag(s²) Uᵀ
+        K = problem.gram
+        col_mean = K.mean(axis=0)
+        Kc = K - col_mean[None, :] - col_mean[:, None] + col_mean.mean()
+        vals, vecs = np.linalg.eigh(Kc) if K.shape[0] <= 200 else \
+            eigsh(Kc, k=2, which="LA", v0=np.random.default_rng(0).standard_normal(K.shape[0]))
+        order = np.argsort(vals)[::-1]
+        for k in order[:min(2, n_init)]:
+            starts.append(problem.labelset.initial(
+                scores=vecs[:, k] * np.sqrt(max(vals[k], 0.0))))
+        while len(starts) < n_init:
+            starts.append(problem.labelset.initial(random_state=rng))
+        return starts[:n_init]
+    R = problem.factor
     if problem.kernel is not None or not hasattr(R, "tocsr"):
         R = np.asarray(R)
         Rc = R - R.mean(axis=0)

@@ -40,6 +40,12 @@ LARGE_LINEAR_N = 5000
 logger = logging.getLogger("weakcvx")
 
 
+def _master_factor(problem, master):
+    """The factor the master needs: none for MKLGL on the Gram matrix, else ``problem.factor``."""
+    return problem.box_factor if master == "mklgl" and problem.gram is not None \
+        else problem.factor
+
+
 def supervised_scores(problem, tol=1e-4):
     """Scores of an SVM (no offset) trained on the fixed labels of the label set only.
 
@@ -52,42 +58,40 @@ def supervised_scores(problem, tol=1e-4):
     known = np.flatnonzero(fixed != 0)
     if known.size == 0:
         return None
-    sol = solve_box_qp(problem.factor, known.astype(np.int64), fixed[known].astype(float),
-                       problem.costs[known], tol=tol, gram=getattr(problem, "gram", None))
-    return np.asarray(problem.factor @ sol.w[0]).ravel()
-
-
-def _linearisation(problem, alpha, b_hat, scores):
-    r"""``r = H b̂`` with ``H = K ∘ ααᵀ``: ``r_i = α_i (K(α ∘ b̂))_i`` (WellSVM eq. 16).
-
-    Points with ``α_i = 0`` would get ``r_i = 0`` and be labelled arbitrarily; a tie-break of
-    ``1e-6 · c_i · f(x_i)`` makes them follow the current classifier.
-    """
-    R = problem.factor
-    v = R.T @ (alpha * b_hat)
-    r = alpha * np.asarray(R @ v).ravel()
-    return r + 1e-6 * problem.costs * scores
-
-
-def _ascend(problem, alpha, b, tiebreak, max_steps=10):
-    """Linearise-and-sort ascent on the convex function ``b ↦ αᵀQ_bα``: repeat
-    ``b ← argmax_{b'∈B} (H b)ᵀb'`` to a fixed point. Each step cannot decrease ``αᵀQ_bα``
-    (WellSVM Prop. 4: ``(b'−b)ᵀH(b'−b) ≥ 0``)."""
-    labelset = problem.labelset
-    for _ in range(max_steps):
-        b_new = labelset.argmax(_linearisation(problem, alpha, b, tiebreak))
-        if np.array_equal(b_new, b):
-            break
-        b = b_new
-    return b, problem.quadratic(alpha, b)
+    sol = solve_box_qp(problem.box_factor, known.astype(np.int64), fixed[known].astype(float),
+                       problem.costs[known], tol=tol, gram=problem.gram)
+    coef = np.zeros(problem.n_samples)
+    coef[known] = sol.alpha * fixed[known]
+    return np.asarray(problem.kernel_dot(coef)).ravel()
 
 
 def _eigen_directions(problem, alpha, k=2):
     """Scores of all points along the leading eigen-directions of ``H = diag(α) K diag(α)``
     (the top right singular vectors ``u`` of ``diag(α) R``, extended to every point as ``R u``)."""
     import scipy.sparse as sp
-    from scipy.sparse.linalg import svds
+    from scipy.sparse.linalg import eigsh, svds
 
+    if problem.gram is not None:
+        # u: top eigenvectors of H = diag(α) K diag(α) = A Aᵀ; the right singular vectors of
+        # A = diag(α) R are v = Aᵀu / s, so R v = K (α ∘ u) / s (the scale does not matter)
+        n = alpha.shape[0]
+        k = min(k, n - 1)
+        if k < 1 or not np.any(alpha):
+            return []
+        H = alpha[:, None] * problem.gram * alpha[None, :]
+        try:
+            if n > 60:
+                # the directions only seed the ascent: 1e-2 is plenty (1e-4 cost 6 s of a 41 s
+                # fit on 2000 chess points)
+                _, U = eigsh(H, k=k, which="LA", tol=1e-2, maxiter=200,
+                             v0=np.random.default_rng(0).standard_normal(n))
+            else:
+                _, U = np.linalg.eigh(H)
+                U = U[:, -k:]
+        except Exception:  # ARPACK failure: the other starts remain
+            return []
+        return [np.asarray(problem.kernel_dot(alpha * U[:, j])).ravel()
+                for j in range(U.shape[1] - 1, -1, -1)]
     R = problem.factor
     A = sp.diags(alpha) @ R if sp.issparse(R) else alpha[:, None] * R
     k = min(k, min(A.shape) - 1)
@@ -118,26 +122,56 @@ def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_st
     if hasattr(labelset, "most_violated"):
         t_hat = int(np.argmax(quadratics))
         return labelset.most_violated(problem, alpha, working_set[t_hat], scores)
-    best_b, best_q = None, -np.inf
-    for t in np.argsort(-np.asarray(quadratics))[:n_starts]:
-        b, q = _ascend(problem, alpha, working_set[t], scores)
-        if q > best_q:
-            best_b, best_q = b, q
+    starts = [(working_set[t], scores) for t in np.argsort(-np.asarray(quadratics))[:n_starts]]
     directions = _eigen_directions(problem, alpha, k=1 if n_starts == 1 else 2) \
         if eigen_starts else []
     for v in directions:
         for direction in (v, -v):
             b0 = labelset.argmax(alpha * direction + 1e-6 * problem.costs * direction)
-            b, q = _ascend(problem, alpha, b0, direction)
-            if q > best_q:
-                best_b, best_q = b, q
-    return best_b
+            starts.append((b0, direction))
+    labels, values = _ascend_block(problem, alpha, starts)
+    # the first start wins ties: labels that differ only where α = 0 have the same value up to
+    # the rounding of the block product, and the earlier starts follow the working set (measured
+    # on gap clusters: breaking such ties by rounding turned 4/5 recoveries into 2/5)
+    top = values.max()
+    return labels[int(np.flatnonzero(values >= top - 1e-10 * max(1.0, abs(top)))[0])]
+
+
+def _ascend_block(problem, alpha, starts, max_steps=10):
+    """:func:`_ascend` from several ``(b, tiebreak)`` starts at once, for sign-vector label sets:
+    each step is one product ``K [α∘b_1, …, α∘b_k]`` over the unfinished starts, which gives
+    both ``αᵀQ_{b_j}α = (α∘b_j)ᵀK(α∘b_j)`` and the linearisations (one pass over ``K`` for all
+    starts instead of two per start and step: measured 4.6 s of a 47 s fit at n = 2000)."""
+    labelset = problem.labelset
+    labels = [np.asarray(b, dtype=float) for b, _ in starts]
+    values = np.full(len(starts), -np.inf)
+    pending = list(range(len(starts)))
+    for step in range(max_steps + 1):
+        if not pending:
+            break
+        V = np.stack([alpha * labels[j] for j in pending], axis=1)
+        KV = np.asarray(problem.kernel_dot(V)).reshape(V.shape)
+        still = []
+        for col, j in enumerate(pending):
+            values[j] = float(V[:, col] @ KV[:, col])
+            if step == max_steps:
+                break
+            r = alpha * KV[:, col] + 1e-6 * problem.costs * starts[j][1]
+            b_new = labelset.argmax(r)
+            if not np.array_equal(b_new, labels[j]):
+                labels[j] = np.asarray(b_new, dtype=float)
+                still.append(j)
+        pending = still
+    return labels, values
 
 
 def _all_quadratics(problem, alpha, elements):
     """``αᵀQ_bα`` for every element of an enumerated label set."""
-    R = problem.factor
     if getattr(problem.labelset, "is_sign_set", True) and elements.shape[1] == alpha.shape[0]:
+        if problem.gram is not None:
+            A = elements * alpha  # (N, n)
+            return np.einsum("nj,nj->n", A @ problem.gram, A)
+        R = problem.factor
         V = np.asarray(R.T @ (elements * alpha).T).T  # (N, r)
         return np.einsum("nr,nr->n", V, V)
     return np.array([problem.quadratic(alpha, b) for b in elements])
@@ -300,7 +334,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     it = 0
     for it in range(1, max_iter + 1):
         rows, signs = problem.stack(working_set)
-        sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
+        sol = solve_master(_master_factor(problem, master), rows, signs, c, master=master,
+                           alpha0=alpha, mu0=mu,
                            tol=master_tol, max_alternations=max_alternations,
                            inner_tol=inner_tol, solver=cvx_solver, random_state=random_state,
                            gram=gram)
@@ -356,7 +391,8 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
 
     if master == "mklgl" and not sol.converged:
         rows, signs = problem.stack(working_set)
-        sol = solve_master(problem.factor, rows, signs, c, master=master, alpha0=alpha, mu0=mu,
+        sol = solve_master(_master_factor(problem, master), rows, signs, c, master=master,
+                           alpha0=alpha, mu0=mu,
                            tol=master_tol,
                            max_alternations=(2 if large else 10) * max_alternations,
                            inner_tol=inner_tol, random_state=random_state, gram=gram)

@@ -280,10 +280,13 @@ class _BranchAndBound:
         cc = labelset.count_constraints()
         self.problem = problem
         self.n = n = problem.n_samples
-        R = problem.factor
-        # J uses K = R Rᵀ: the bounds must refer to the same kernel as J (not problem.kernel,
-        # from which a factor may have dropped tiny eigenvalues)
-        K = R @ R.T
+        # the bounds must refer to the kernel J uses: the Gram matrix when the solvers work on
+        # it, else K = R Rᵀ (not problem.kernel, from which a factor may drop tiny eigenvalues)
+        if problem.gram is not None:
+            K = problem.gram
+        else:
+            R = problem.factor
+            K = R @ R.T
         self.K = np.ascontiguousarray(K.toarray() if hasattr(K, "toarray") else K, dtype=float)
         self.diag = np.ascontiguousarray(np.diag(self.K))
         self.absK = np.abs(self.K) if bound == "hull" else None

@@ -153,7 +153,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
 
     Parameters
     ----------
-    factor : ndarray (n, r) or sparse CSR (n, d)
+    factor : ndarray (n, r), sparse CSR (n, d), or None (with ``gram``)
     rows, signs : ndarray (T, m)
     c : ndarray (m,)
     alpha0, mu0 : warm starts (α in the box; μ on the simplex, entries may be 0 for new labels)
@@ -213,7 +213,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
             sol = solve_box_qp(factor, rows, signs, c, mu=mu, alpha0=alpha, tol=inner_tol,
                                random_state=random_state, gram=gram)
         alpha = sol.alpha
-        q = np.einsum("tr,tr->t", sol.w, sol.w)
+        q = sol.quadratics
         upper = float(sol.primal_value)
         lower = float(alpha.sum() - 0.5 * q.max())
         history.append({"alternation": k, "upper": upper, "lower": lower, "mu": mu.copy()})

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numba
@@ -62,26 +63,39 @@ class BoxQPSolution:
     ----------
     alpha : ndarray of shape (m,)
         The dual variables, in ``[0, c]``.
-    w : ndarray of shape (T, r)
-        ``w_t = Σ_i α_i s_ti R[rows_ti]`` (not scaled by ``mu``), recomputed from ``alpha`` at the
-        end so that it carries no accumulated rounding of the updates.
     dual_value : float
-        ``1ᵀα − ½ Σ_t μ_t ‖w_t‖²``: the box-QP objective at ``alpha``, a lower bound of the optimum.
+        ``1ᵀα − ½ αᵀQα = 1ᵀα − ½ Σ_t μ_t ‖w_t‖²``: the box-QP objective at ``alpha``, a lower
+        bound of the optimum.
     primal_value : float
-        ``½ Σ_t μ_t ‖w_t‖² + Σ_i c_i max(0, 1 − Σ_t μ_t s_ti R[rows_ti]·w_t)``: the SVM primal at
-        ``w``, an upper bound of the optimum.
+        ``½ αᵀQα + Σ_i c_i max(0, 1 − (Qα)_i)``: the SVM primal at ``w(α)``, an upper bound of
+        the optimum.
     n_epochs : int
         Passes over the (active) coordinates.
     converged : bool
         Whether the stopping criterion was met before ``max_epochs``.
+    quadratics : ndarray of shape (T,)
+        ``αᵀQ_tα = ‖w_t‖²`` per label (not scaled by ``mu``): what the MKL master's weight update
+        and its lower bound need.
+    w : ndarray of shape (T, r)
+        ``w_t = Σ_i α_i s_ti R[rows_ti]`` (not scaled by ``mu``), recomputed from ``alpha`` so
+        that it carries no accumulated rounding of the updates. Computed on first access when the
+        solve ran on the Gram matrix (it costs ``O(T·n·r)``, as much as many epochs there);
+        ``None`` when no factor was given (``factor=None, gram=K``).
     """
 
     alpha: np.ndarray
-    w: np.ndarray
     dual_value: float
     primal_value: float
     n_epochs: int
     converged: bool
+    quadratics: np.ndarray
+    _weights: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def w(self):
+        if callable(self._weights):
+            self._weights = self._weights()
+        return self._weights
 
     @property
     def gap(self) -> float:
@@ -143,6 +157,20 @@ def _check_factor(factor):
     if not np.all(np.isfinite(R)):
         raise ValueError("`factor` must contain only finite values. Got NaN or inf instead.")
     return R, np.einsum("ij,ij->i", R, R)
+
+
+def _check_gram(gram):
+    """The Gram matrix as a float64 (n, n) array with finite entries."""
+    K = np.asarray(gram)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"`gram` must be a square (n, n) matrix. Got shape {K.shape} instead.")
+    if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
+        raise ValueError(f"`gram` must be real-valued. Got dtype {K.dtype} instead.")
+    K = np.asarray(K, dtype=np.float64)
+    # one read-only pass: the sum of finite entries is finite unless it overflows (|K| ~ 1e300)
+    if not np.isfinite(K.sum()) and not np.all(np.isfinite(K)):
+        raise ValueError("`gram` must contain only finite values. Got NaN or inf instead.")
+    return K
 
 
 def _check_supports(rows, signs, n_rows):
@@ -497,16 +525,60 @@ def _cd_gram(Q, c, alpha, G, tol, max_epochs, seed, shrinking):
     return epoch, False
 
 
+#: From this many dual variables on, the explicit ``Q`` is stored in float32: the descent reads
+#: a row of ``Q`` per moved coordinate, and once ``Q`` outgrows the cache (1000² doubles = 8 MB)
+#: memory traffic is the cost. The rounding of ``Q`` (relative 6e-8 per entry) moves the optimum
+#: far less than the tolerances used; the gradient is started, and the values, margins and
+#: quadratics are computed, from the float64 Gram matrix.
+GRAM_FLOAT32_MIN = 1000
+
+_GRAM32_CACHE = {}
+
+
+def _gram32(gram):
+    """A float32 copy of the Gram matrix, made once per array (kept while the array lives)."""
+    key = id(gram)
+    hit = _GRAM32_CACHE.get(key)
+    if hit is not None and hit[0]() is gram:
+        return hit[1]
+    K32 = gram.astype(np.float32)
+    try:
+        ref = weakref.ref(gram, lambda _, key=key: _GRAM32_CACHE.pop(key, None))
+    except TypeError:  # pragma: no cover - not weak-referenceable: no caching
+        return K32
+    _GRAM32_CACHE[key] = (ref, K32)
+    return K32
+
+
+def _gram_products(gram, rows, signs, alpha):
+    """``(A, K Aᵀ)`` with ``A[t] = Σ_i α_i s_ti e_{rows_ti}`` (T×n): one product gives the
+    label kernels' actions ``(Q_t α)_i = s_ti (K a_t)[rows_ti]`` and ``αᵀQ_tα = a_tᵀ K a_t``."""
+    n_rows = gram.shape[0]
+    A = np.stack([np.bincount(rows[t], weights=alpha * signs[t], minlength=n_rows)
+                  for t in range(len(rows))])
+    return A, gram @ np.ascontiguousarray(A.T)  # (n, T): measured 2x faster than A @ gram
+
+
+def _gram_margins(KA, rows, signs, mu):
+    """``(Σ_t μ_t Q_t α)_i = Σ_t μ_t s_ti (K a_t)[rows_ti]`` from :func:`_gram_products`."""
+    out = np.zeros(rows.shape[1])
+    for t in range(rows.shape[0]):
+        out += mu[t] * signs[t] * KA[rows[t], t]
+    return out
+
+
 def _explicit_label_kernel(gram, rows, signs, mu):
     """``Q = Σ_t μ_t (s_t s_tᵀ) ∘ K[rows_t, rows_t]`` from the Gram matrix ``K`` in O(T m²)
     (one product ``K ∘ (S diag(μ) Sᵀ)`` when all labels use the same rows, as sign vectors do)."""
     if np.all(rows == rows[0]):
-        S = signs * np.sqrt(mu)[:, None]
+        S = (signs * np.sqrt(mu)[:, None]).astype(gram.dtype)
         K = gram if np.array_equal(rows[0], np.arange(gram.shape[0])) else \
             gram[np.ix_(rows[0], rows[0])]
-        return np.ascontiguousarray(K * (S.T @ S))
+        Q = S.T @ S
+        Q *= K
+        return Q
     m = rows.shape[1]
-    Q = np.zeros((m, m))
+    Q = np.zeros((m, m), dtype=gram.dtype)
     for t in range(rows.shape[0]):
         if mu[t] != 0.0:
             Q += mu[t] * (signs[t][:, None] * gram[np.ix_(rows[t], rows[t])] * signs[t][None, :])
@@ -684,10 +756,12 @@ def solve_box_qp(
 
     Parameters
     ----------
-    factor : ndarray of shape (n, r) or scipy.sparse matrix of shape (n, d)
+    factor : ndarray of shape (n, r), scipy.sparse matrix of shape (n, d), or None
         Kernel factor ``R`` with ``K = R Rᵀ``. Dense input is used as a C-contiguous float64
         array (converted if needed); sparse input (linear kernel on features) is used as CSR
-        and never densified.
+        and never densified. ``None`` when ``gram`` is given: the solve then needs no factor
+        (one is computed from ``gram`` only if the explicit path does not apply, and the
+        solution's ``w`` is ``None``).
     rows : int array of shape (T, m) or (m,)
         ``rows[t, i]``: the row of ``R`` that dual variable ``i`` uses in label ``t``. 1-D means
         ``T = 1``. ``m`` may differ from ``n`` (e.g. multi-instance super-instances).
@@ -758,8 +832,16 @@ def solve_box_qp(
     Hsieh, Chang, Lin, Keerthi, Sundararajan. A dual coordinate descent method for large-scale
     linear SVM. ICML 2008.
     """
-    R, row_norms_sq = _check_factor(factor)
-    rows, signs = _check_supports(rows, signs, R.shape[0])
+    if factor is None:
+        if gram is None:
+            raise ValueError("`factor` (R with K = R Rᵀ) or `gram` (K) must be given. Got "
+                             "neither.")
+        gram = _check_gram(gram)
+        R, row_norms_sq, n_rows = None, None, gram.shape[0]
+    else:
+        R, row_norms_sq = _check_factor(factor)
+        n_rows = R.shape[0]
+    rows, signs = _check_supports(rows, signs, n_rows)
     n_labels, m = rows.shape
     mu = _check_mu(mu, n_labels)
     c = _check_costs(c, m)
@@ -772,26 +854,42 @@ def solve_box_qp(
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
     seed = int(check_random_state(random_state).randint(1, _LCG_MODULUS))
 
-    use_gram = gram is not None and backend == "numba" and m <= GRAM_LIMIT \
-        and not sp.issparse(R)
     if gram is not None:
         gram = np.asarray(gram)
-        if gram.shape != (R.shape[0], R.shape[0]):
-            raise ValueError(f"`gram` must be the ({R.shape[0]}, {R.shape[0]}) matrix R Rᵀ. "
+        if gram.shape != (n_rows, n_rows):
+            raise ValueError(f"`gram` must be the ({n_rows}, {n_rows}) matrix R Rᵀ. "
                              f"Got shape {gram.shape} instead.")
+    use_gram = gram is not None and backend == "numba" and m <= GRAM_LIMIT \
+        and not sp.issparse(R)
+    if R is None and not use_gram:  # the factor path needs a factor: the exact one of K
+        from .kernels import factor as kernel_factor
+        R, row_norms_sq = _check_factor(kernel_factor(gram))
     if use_gram:  # the factor's weights and diagonal are not needed on this path
-        Q = _explicit_label_kernel(gram, rows, signs, mu)
-        G = Q @ alpha - 1.0
+        Q = _explicit_label_kernel(_gram32(gram) if m >= GRAM_FLOAT32_MIN else gram, rows,
+                                   signs, mu)
+        if np.any(alpha):
+            _, KA = _gram_products(gram, rows, signs, alpha)
+            G = _gram_margins(KA, rows, signs, mu) - 1.0
+        else:
+            G = np.full(m, -1.0)
         n_epochs, converged = _cd_gram(Q, c, alpha, G, float(tol), int(max_epochs), seed,
                                        bool(shrinking))
+        # exact (Qα)_i and αᵀQ_tα in float64, without the updates' accumulated rounding
+        A, KA = _gram_products(gram, rows, signs, alpha)
+        margins = _gram_margins(KA, rows, signs, mu)
+        half_norm = 0.5 * float(alpha @ margins)
+        quadratics = np.einsum("jt,tj->t", KA, A)
+        W = None if R is None else (lambda: _weights_from_alpha(R, rows, signs, alpha))
     else:
         n_epochs, converged = _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha,
                                          float(tol), int(max_epochs), seed, bool(shrinking),
                                          backend)
-
-    W = _weights_from_alpha(R, rows, signs, alpha)
-    dual = float(alpha.sum()) - _half_norm(mu, W)
-    primal = _primal(R, rows, signs, mu, c, W)
+        W = _weights_from_alpha(R, rows, signs, alpha)
+        margins = _margins(R, rows, signs, mu, W)
+        half_norm = _half_norm(mu, W)
+        quadratics = np.einsum("tj,tj->t", W, W)
+    dual = float(alpha.sum()) - half_norm
+    primal = half_norm + float(np.dot(c, np.maximum(0.0, 1.0 - margins)))
     if not converged:
         warnings.warn(
             f"solve_box_qp (dual coordinate descent) reached max_epochs={max_epochs} before "
@@ -805,11 +903,12 @@ def solve_box_qp(
     )
     return BoxQPSolution(
         alpha=alpha,
-        w=W,
         dual_value=dual,
         primal_value=primal,
         n_epochs=int(n_epochs),
         converged=bool(converged),
+        quadratics=quadratics,
+        _weights=W,
     )
 
 
