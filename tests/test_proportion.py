@@ -323,3 +323,21 @@ def test_meanmap_with_pure_bags_is_logistic_regression():
                             max_iter=10000).fit(Xa, y)
     np.testing.assert_allclose(2 * np.append(mm.coef_, mm.intercept_), lr.coef_[0],
                                rtol=1e-4, atol=1e-5)
+
+
+def test_bench_llp_table_marks_sets_without_a_paper_figure(capsys):
+    """The benchmark's table: the paper's figure beside the tuned row where Table 2 has one,
+    "—" for the sets it does not cover, "n/a" for bag sizes the data cannot fill."""
+    from weakcvx.bench.llp import METHODS, PAPER_TABLE2, _print_tables
+
+    records = [{"dataset": ds, "n": 100, "bag_size": 4, "split": s, "n_bags": 20,
+                "method": m, "accuracy": 0.5 + 0.1 * s, "default_accuracy": 0.5,
+                "seconds": 0.1, "default_seconds": 0.1, "supervised_accuracy": 0.9}
+               for ds in ("heart", "german") for s in (0, 1) for m in METHODS]
+    _print_tables(records, ["heart", "german"], (4, 64))
+    out = capsys.readouterr().out
+    heart, german = out.split("\ngerman")
+    assert f"({PAPER_TABLE2['heart']['MeanMap'][1]:5.1f})" in heart  # bags of 4
+    assert "55.0±5.0" in heart and "90.0±0.0" in heart
+    assert "(  —  )" in german and "(  —  )" not in heart
+    assert german.count("n/a") >= len(METHODS)  # no bags of 64 in the records
