@@ -87,6 +87,61 @@ def test_cvxpy_exception_raises_solver_error(monkeypatch, call):
     assert e.value.solver
 
 
+def _failing_for(name, status):
+    """``Problem.solve`` that fails with ``status`` for solver ``name`` only."""
+    original = cp.Problem.solve
+
+    def solve(self, *args, solver=None, **kwargs):
+        if solver == name:
+            self._status = status
+            return None
+        return original(self, *args, solver=solver, **kwargs)
+    return solve
+
+
+@pytest.mark.parametrize("status", ["solver_error", "infeasible"])
+def test_sdp_falls_back_to_the_next_solver_with_a_warning(monkeypatch, status):
+    """SCS fails: Clarabel (the next of SDP_ORDER) solves the same SDP; the warning names SCS and
+    its status, and the certified value equals a direct Clarabel solve (reference)."""
+    problem = _ssl_problem()
+    reference = wc.sdp.solve_sdp(problem, solver="CLARABEL")
+    monkeypatch.setattr(cp.Problem, "solve", _failing_for("SCS", status))
+    with pytest.warns(wc.SolverFallbackWarning, match=f"SCS '{status}' failed; solved with "
+                                                      "CLARABEL"):
+        res = wc.solve(problem, method="sdp")
+    assert res.extra["solver"] == "CLARABEL"
+    assert res.value == pytest.approx(reference.value, rel=1e-6)
+    _assert_usable(problem, res)
+    assert leq(res.value, _optimum(problem))
+
+
+def test_sdp_without_fallback_raises_for_the_requested_solver(monkeypatch):
+    monkeypatch.setattr(cp.Problem, "solve", _failing_for("SCS", "solver_error"))
+    with pytest.raises(wc.SolverError, match="solver 'SCS' failed with status 'solver_error'"):
+        wc.sdp.solve_sdp(_ssl_problem(), fallback=False)
+
+
+def test_master_socp_falls_back_and_agrees_with_mklgl(monkeypatch):
+    """Clarabel fails on the master SOCP: SCS (next of SOCP_ORDER) solves it, and the value
+    agrees with the MKLGL master (independent solver) to SCS's accuracy."""
+    problem = _ssl_problem()
+    ws = [problem.labelset.initial(random_state=s) for s in range(3)]
+    rows, signs = problem.stack(ws)
+    ref = wc.mkl.master_mklgl(problem.factor, rows, signs, problem.costs, tol=1e-8,
+                              max_alternations=2000)
+    monkeypatch.setattr(cp.Problem, "solve", _failing_for("CLARABEL", "solver_error"))
+    with pytest.warns(wc.SolverFallbackWarning, match="CLARABEL 'solver_error' failed"):
+        sol = wc.mkl.master_cvxpy(problem.factor, rows, signs, problem.costs, solver="CLARABEL")
+    assert sol.value == pytest.approx(ref.value, rel=1e-3)  # SCS default eps 1e-4 relative
+
+
+def test_every_solver_failing_names_the_first_and_lists_the_fallbacks(monkeypatch):
+    monkeypatch.setattr(cp.Problem, "solve", _status_only("solver_error"))
+    with pytest.raises(wc.SolverError, match="solver 'SCS' failed with status 'solver_error'.*"
+                                             "fallbacks also failed: CLARABEL 'solver_error'"):
+        wc.solve(_ssl_problem(), method="sdp")
+
+
 def test_inaccurate_sdp_warns_and_keeps_a_certified_usable_bound(monkeypatch):
     """SCS stopping early ('optimal_inaccurate'): the SDP value is still a certified lower
     bound (it is a dual value), so a warning and the result — which stays below the optimum."""

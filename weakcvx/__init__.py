@@ -16,6 +16,7 @@ from .estimators import (S3VM, BetaSVM, BranchAndBoundS3VM, InvCal, MaxMarginClu
                          MultiInstanceSVM, PartialLabelSVM, ProportionSVM)
 from .ladder import compare
 from .problem import WeakLabelProblem
+from ._solvers import SolverFallbackWarning
 from .result import SolveResult, SolverError
 
 __version__ = "0.1.0"
@@ -28,6 +29,7 @@ __all__ = [
     "compare",
     "SolveResult",
     "SolverError",
+    "SolverFallbackWarning",
     "MemoryBudgetError",
     "set_config",
     "get_config",

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from .result import SolverError
+from ._solvers import SOCP_ORDER, solve_in_order, solver_order
 from .svm import solve_box_qp
 
 __all__ = ["MasterSolution", "master_cvxpy", "master_mklgl", "solve_master"]
@@ -74,7 +74,7 @@ def _quadratics(R, rows, signs, alpha):
     return out
 
 
-def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None):
+def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fallback=True):
     r"""Master problem as an SOCP in CVXPY (Lanckriet et al. 2004), the reference.
 
     .. math::
@@ -95,6 +95,10 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None):
         small problems.
     solver_options : dict, optional
         Passed to ``problem.solve`` for this call only.
+    fallback : bool, default=True
+        When ``solver`` fails (an exception, a failure status or no solution), try the other
+        installed solvers of ``weakcvx._solvers.SOCP_ORDER`` (Clarabel, SCS, ECOS) with their
+        default options, with a :class:`~weakcvx._solvers.SolverFallbackWarning`.
 
     Returns
     -------
@@ -123,13 +127,12 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None):
         quad_constraints.append(0.5 * cp.sum_squares(R_t.T @ alpha) <= theta)
     constraints = [alpha >= 0, alpha <= c] + quad_constraints
     prob = cp.Problem(cp.Maximize(cp.sum(alpha) - theta), constraints)
-    opts = dict(solver_options or {})
-    try:
-        prob.solve(solver=solver, **opts)
-    except cp.error.SolverError as exc:
-        raise SolverError(solver, "error", str(exc)) from exc
-    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-        raise SolverError(solver, prob.status, "master SOCP (mkl.master_cvxpy)")
+    solver = solve_in_order(
+        prob, solver_order(solver, SOCP_ORDER, fallback),
+        lambda index, name: dict(solver_options or {}) if index == 0 else {},
+        lambda prob: prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+        and alpha.value is not None and bool(np.all(np.isfinite(alpha.value))),
+        "master SOCP (mkl.master_cvxpy)")
     if prob.status == cp.OPTIMAL_INACCURATE:
         warnings.warn(f"solver {solver!r} returned 'optimal_inaccurate' for the master SOCP",
                       ConvergenceWarning, stacklevel=2)

@@ -32,7 +32,8 @@ from threadpoolctl import threadpool_limits
 from . import kernels
 from .cutting_plane import round_scores
 from .labelsets import Clustering, Proportions, SemiSupervised
-from .result import SolveResult, SolverError
+from ._solvers import SDP_ORDER, solve_in_order, solver_order
+from .result import SolveResult
 from .svm import solve_box_qp
 
 __all__ = ["solve_sdp", "SUPPORTED_LABELSETS", "DEFAULT_MAX_N", "DEFAULT_SOLVER_OPTIONS"]
@@ -417,7 +418,7 @@ def _check_arguments(problem, solver, solver_options, formulation, max_n, polish
 
 
 def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", verbose=0,
-              max_n=None, reduce=True, polish=600):
+              max_n=None, reduce=True, polish=600, fallback=True):
     r"""Solve the SDP relaxation of a weak-label problem: a certified lower bound of the MIP.
 
     Parameters
@@ -431,6 +432,10 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
         Keyword arguments of the solver, passed per call; they override
         ``DEFAULT_SOLVER_OPTIONS`` key by key (SCS: ``eps_abs = eps_rel = 1e-3``,
         ``max_iters = 5000``; CVXOPT: ``kktsolver="robust"``; Clarabel: its defaults).
+    fallback : bool, default=True
+        When ``solver`` fails (an exception, a failure status or no solution), try the other
+        installed solvers of ``weakcvx._solvers.SDP_ORDER`` (SCS, Clarabel, CVXOPT) with their
+        default options, with a :class:`~weakcvx._solvers.SolverFallbackWarning`.
     formulation : {"schur", "matrix_frac"}, default="schur"
         How the matrix-fractional term is written (see Notes).
     verbose : int, default=0
@@ -538,20 +543,26 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
     labelset = problem.labelset
     face = _Face(labelset, reduce=reduce)
     prob, handles = _build(problem, face, formulation)
-    options = {**DEFAULT_SOLVER_OPTIONS.get(solver, {}), **(solver_options or {})}
-    try:
-        with warnings.catch_warnings():
-            # CVXPY's generic note; the status is reported below as a ConvergenceWarning
-            warnings.filterwarnings("ignore", message="Solution may be inaccurate",
-                                    category=UserWarning)
-            prob.solve(solver=solver, verbose=verbose >= 2, **options)
-    except cp.error.SolverError as exc:
-        raise SolverError(solver, "error", str(exc)) from exc
+
+    def options_for(index, name):  # the user's options belong to the solver they named
+        return {**DEFAULT_SOLVER_OPTIONS.get(name, {}), **((solver_options or {}) if index == 0
+                                                             else {}), "verbose": verbose >= 2}
+
+    def accept(prob):
+        X = handles["X"].value
+        return str(prob.status) in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE, cp.USER_LIMIT) \
+            and X is not None and bool(np.all(np.isfinite(X)))
+
+    with warnings.catch_warnings():
+        # CVXPY's generic note; the status is reported below as a ConvergenceWarning
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate",
+                                category=UserWarning)
+        order = solver_order(solver, SDP_ORDER, fallback)
+        solver = solve_in_order(prob, order, options_for, accept,
+                                "SDP relaxation (weakcvx.sdp.solve_sdp)")
+        used = order.index(solver)
     status = str(prob.status)
     X_value = handles["X"].value
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE, cp.USER_LIMIT) or X_value is None \
-            or not np.all(np.isfinite(X_value)):
-        raise SolverError(solver, status, "SDP relaxation (weakcvx.sdp.solve_sdp)")
     solver_value = float("nan") if prob.value is None else float(prob.value)
     solve_seconds = time.perf_counter() - start
 
@@ -604,4 +615,6 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
                "certificate_alpha": certificate_alpha,
                "certificate_gap": solver_value - value, "formulation": formulation,
                "reduced": bool(reduce), "polish_evaluations": evaluations,
-               "solver_seconds": solve_seconds, "solver_options": options})
+               "solver_seconds": solve_seconds,
+               "solver_options": {k: v for k, v in options_for(used, solver).items()
+                                  if k != "verbose"}})

@@ -1,0 +1,94 @@
+"""CVXPY solves with a documented fallback order of solvers (DESIGN §5: a solver that fails says
+which solver and status; a fallback where it makes sense).
+
+Both CVXPY models of the library that a user runs on real problems, the SDP relaxation
+(:func:`weakcvx.sdp.solve_sdp`) and the master SOCP (:func:`weakcvx.mkl.master_cvxpy`), are
+feasible (``α = 0``) and bounded by construction, so any failure status — ``solver_error``,
+``infeasible``, ``unbounded``, an exception, or no solution — is the solver's numerical failure,
+not the model's. The next solver of the order is then tried, with its own default options, and a
+:class:`SolverFallbackWarning` names the solver that failed and its status. When every solver
+fails, :class:`~weakcvx.SolverError` names the first solver and status and lists the others.
+
+=====================  ==============================================================
+model                  order (the requested solver first, then the others installed)
+=====================  ==============================================================
+SDP relaxation         SCS, CLARABEL, CVXOPT
+master SOCP            CLARABEL, SCS, ECOS
+=====================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .result import SolverError
+
+__all__ = ["SDP_ORDER", "SOCP_ORDER", "SolverFallbackWarning", "solve_in_order"]
+
+#: Fallback order for SDPs: SCS (first-order, scales), Clarabel (interior point, accurate),
+#: CVXOPT (interior point, slowest).
+SDP_ORDER = ("SCS", "CLARABEL", "CVXOPT")
+#: Fallback order for SOCPs: Clarabel (accurate), SCS, ECOS (does not finish at n = 1000).
+SOCP_ORDER = ("CLARABEL", "SCS", "ECOS")
+
+
+class SolverFallbackWarning(UserWarning):
+    """A solver failed and the next one of the documented order was used instead."""
+
+
+def solver_order(solver, order, fallback=True):
+    """The requested solver first, then the installed solvers of ``order``."""
+    import cvxpy as cp
+
+    first = solver.upper()
+    if not fallback:
+        return [first]
+    installed = set(cp.installed_solvers())
+    return [first] + [s for s in order if s != first and s in installed]
+
+
+def solve_in_order(prob, solvers, options_for, accept, what):
+    """Solve ``prob`` with the first solver of ``solvers`` that succeeds.
+
+    Parameters
+    ----------
+    prob : cvxpy.Problem
+    solvers : list of str
+    options_for : callable
+        ``options_for(index, solver)`` → keyword arguments of ``prob.solve``.
+    accept : callable
+        ``accept(prob)`` → True when the status and the solution are usable.
+    what : str
+        The model, for the messages.
+
+    Returns
+    -------
+    str
+        The solver that succeeded.
+
+    Raises
+    ------
+    SolverError
+        Every solver failed: the first solver and status, the others in the detail.
+    """
+    import cvxpy as cp
+
+    failures = []
+    for index, solver in enumerate(solvers):
+        try:
+            prob.solve(solver=solver, **options_for(index, solver))
+            status, detail = str(prob.status), what
+        except cp.error.SolverError as exc:
+            status, detail = "error", str(exc)
+        if status != "error" and accept(prob):
+            if failures:
+                tried = "; ".join(f"{s} '{st}'" for s, st, _ in failures)
+                warnings.warn(f"{what}: {tried} failed; solved with {solver} instead (fallback "
+                              "order in weakcvx._solvers).", SolverFallbackWarning, stacklevel=3)
+            return solver
+        failures.append((solver, status, detail))
+    solver, status, detail = failures[0]
+    if len(failures) > 1:
+        detail += "; fallbacks also failed: " + ", ".join(
+            f"{s} '{st}'" for s, st, _ in failures[1:])
+    raise SolverError(solver, status, detail)
