@@ -229,6 +229,23 @@ def test_label_generation_classifier_does_not_drift_to_negative(variant):
     assert np.mean(clf.predict(test) == y_test) >= 0.6
 
 
+def test_default_round_cap_is_silent_an_explicit_one_warns(monkeypatch):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from weakcvx.estimators import mil
+
+    bags, y = _overlapping_bags(60, seed=0)  # the relaxation needs 4 rounds here
+    monkeypatch.setattr(mil, "MIL_ROUNDS", 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = MultiInstanceSVM(random_state=0).fit(bags, y)
+    assert clf.n_iter_ == 1 and clf.result_.status == "max_iter"
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        MultiInstanceSVM(max_iter=1, random_state=0).fit(bags, y)
+
+
 def test_label_generation_classifier_is_the_svm_of_its_key_choice():
     """The classifier is a feasible MI-SVM solution: trained on one key per positive bag
     (key_instances_) and every negative instance, with primal objective objective_."""
