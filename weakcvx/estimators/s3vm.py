@@ -85,7 +85,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
         Relative tolerance of the cutting-plane loop. ``None``: WellSVM's 1e-3, or 1e-2 above
-        20,000 points (see :func:`weakcvx.cutting_plane.label_generation`); for
+        1,000 points (5,000 for the linear kernel), where the large-problem defaults of
+        :func:`weakcvx.cutting_plane.label_generation` apply; for
         ``"alternating"``, the solver's own default.
     max_iter : int, default=100
         Maximum cutting-plane rounds (or alternations).
