@@ -216,6 +216,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     n_iter_ : int
     history_ : list of dict
     result_ : SolveResult
+        The solver's answer; for label generation the relaxation itself (its working set,
+        ``mu`` and ``alpha``, and master value) and its rounding ``labels``, the key choice
+        whose SVM is the classifier.
     dual_coef_ : ndarray of shape (n_fit,)
         ``f(x) = Σ_i dual_coef_[i] k(X_fit_[i], x) + intercept_``.
     X_fit_ : ndarray of shape (n_fit, n_features)
@@ -390,7 +393,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.relaxation == "label_generation":
             # the classifier is the SVM of the rounded key choice, not the relaxation's mixture
             # (see Notes): J(labels) = objective_ is this model's objective
-            _, alpha = problem.J(labels, alpha0=None)
+            _, alpha = problem.J(labels)
             model = SimpleNamespace(alpha=alpha, working_set=[labels], mu=np.ones(1))
         self._store_model(X, problem, model)
         if self._pivots is not None:
