@@ -222,14 +222,19 @@ class _OffsetSVM:
         return self.alpha * self.y
 
 
+def _proportion_loss(y, bag_index, proportions, sizes, eps):
+    """``Σ_k (|p̃_k(y) − p_k| − ε)₊``."""
+    p_tilde = np.bincount(bag_index, weights=(y > 0).astype(float),
+                          minlength=len(proportions)) / sizes
+    return float(np.maximum(0.0, np.abs(p_tilde - proportions) - eps).sum())
+
+
 def _proportion_objective(half_norm, scores, y, bag_index, proportions, sizes, C_star, C_p,
                           eps):
     """alter-∝SVM objective ``½‖w‖² + C* Σ_i hinge(y_i f_i) + C_p Σ_k (|p̃_k(y) − p_k| − ε)₊``."""
-    p_tilde = np.bincount(bag_index, weights=(y > 0).astype(float),
-                          minlength=len(proportions)) / sizes
     hinge = np.maximum(0.0, 1.0 - y * scores).sum()
-    return half_norm + C_star * hinge + C_p * np.maximum(
-        0.0, np.abs(p_tilde - proportions) - eps).sum()
+    return half_norm + C_star * hinge + C_p * _proportion_loss(y, bag_index, proportions, sizes,
+                                                               eps)
 
 
 def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start, growth, tol,
@@ -269,8 +274,18 @@ def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start,
     scores, half_norm = svm.fit(y, C)
     value = _proportion_objective(half_norm, scores, y, bag_index, proportions, sizes, C, C_p,
                                   eps)
-    return {"labels": y, "beta": svm.beta, "intercept": -svm.rho, "value": value,
-            "n_fits": n_fits + 1, "history": history, "seed": seed}
+    beta, intercept = svm.beta, -svm.rho
+    # ½‖w‖² and the hinge terms do not change under (w, b, y) → (−w, −b, −y): the mirrored
+    # solution differs only in its proportion term, so it is a free candidate. It wins when
+    # the proportion term was too weak to orient the labels (small C_p / C: the labels then
+    # follow the margin, whichever side is called positive).
+    mirror = value + C_p * (_proportion_loss(-y, bag_index, proportions, sizes, eps)
+                            - _proportion_loss(y, bag_index, proportions, sizes, eps))
+    mirrored = mirror < value
+    if mirrored:
+        y, beta, intercept, value = -y, -beta, -intercept, mirror
+    return {"labels": y, "beta": beta, "intercept": intercept, "value": value,
+            "n_fits": n_fits + 1, "history": history, "seed": seed, "mirrored": mirrored}
 
 
 def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_init=10,
@@ -289,7 +304,8 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     label update :func:`proportion_label_update` (``w, b`` fixed), until the objective
     decreases by less than ``tol`` (relative); ``C*`` is annealed from ``C_start·C`` by
     ``×growth`` up to ``C``. Each of the ``n_init`` restarts starts from labels drawn uniformly
-    at random; the restart with the lowest final objective is kept.
+    at random; each restart ends with the better of its solution and the mirrored one
+    ``(−w, −b, −y)``; the restart with the lowest final objective is kept.
 
     The SVM is libsvm's SMO (:mod:`weakcvx._smo`, numba) warm-started from the previous
     solution, since consecutive solves differ by a ×1.5 step of ``C*`` or by a few labels,
@@ -330,7 +346,9 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     dict
         ``labels``, ``beta`` (``f(x) = Σ_i β_i k(x_i, x) + intercept``), ``intercept``,
         ``value`` (objective at ``C* = C``), ``values`` (of every restart), ``n_fits``,
-        ``history`` and ``seed`` of the kept restart.
+        ``history``, ``seed`` and ``mirrored`` of the kept restart (``mirrored``: the restart
+        ended on ``(−w, −b, −y)`` of its annealed solution, whose objective was lower: the two
+        share ½‖w‖² and every hinge loss, only the proportion term tells them apart).
 
     Examples
     --------
