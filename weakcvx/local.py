@@ -167,25 +167,6 @@ def _hinge_losses(scores):
     return np.maximum(0.0, 1.0 + scores), np.maximum(0.0, 1.0 - scores)
 
 
-def _fit_svm_with_offset(K, y, C, tol):
-    """SVM with offset on labels ``y`` by libsvm (scikit-learn's ``SVC``): the reference twin
-    of the warm-started SMO that alter-∝SVM uses (:mod:`weakcvx._smo`).
-
-    Returns ``(beta, intercept, scores)`` with ``f = K β + b``. With one class only, ``w = 0``
-    and ``b = ±1`` is optimal (every hinge loss is 0)."""
-    from sklearn.svm import SVC
-
-    n = len(y)
-    if np.all(y == y[0]):
-        return np.zeros(n), float(y[0]), np.full(n, float(y[0]))
-    svc = SVC(kernel="precomputed", C=C, tol=tol, cache_size=500).fit(K, y)
-    beta = np.zeros(n)
-    support = svc.support_
-    beta[support] = svc.dual_coef_[0]
-    intercept = float(svc.intercept_[0])
-    return beta, intercept, K[:, support] @ svc.dual_coef_[0] + intercept
-
-
 class _OffsetSVM:
     """The SVM with offset of one alter-∝SVM restart, warm-started from its previous solution
     across relabelings and annealing steps (:func:`weakcvx._smo.warm_start`)."""
