@@ -342,8 +342,8 @@ def run_all(quick=False, path="REPRODUCTION.md", plot_dir="reproduction", only=N
 # ---------------------------------------------------------------------------------------------
 
 def _fmt(value):
-    if value is None:
-        return "—"
+    if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
+        return "—"  # no figure (e.g. a data set the paper's table does not have)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
