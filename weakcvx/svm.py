@@ -272,12 +272,16 @@ def _check_w(w, n_labels, dim):
 # ---------------------------------------------------------------------------------------------
 
 
+def _row_coefficients(rows, signs, alpha, n_rows):
+    """``A[t] = Σ_i α_i s_ti e_{rows_ti}`` (T × n_rows): each label's dual coefficients gathered
+    on the rows of the factor or Gram matrix they use."""
+    return np.stack([np.bincount(rows[t], weights=alpha * signs[t], minlength=n_rows)
+                     for t in range(len(rows))])
+
+
 def _weights_from_alpha(R, rows, signs, alpha):
     """``W[t] = Σ_i α_i s_ti R[rows_ti]`` as a C-contiguous (T, r) array, in O(T·nnz(R))."""
-    n_rows = R.shape[0]
-    A = np.stack(
-        [np.bincount(rows[t], weights=alpha * signs[t], minlength=n_rows) for t in range(len(rows))]
-    )
+    A = _row_coefficients(rows, signs, alpha, R.shape[0])
     if sp.issparse(R):
         W = np.asarray(R.T @ A.T).T
     else:
@@ -553,9 +557,7 @@ def _gram32(gram):
 def _gram_products(gram, rows, signs, alpha):
     """``(A, K Aᵀ)`` with ``A[t] = Σ_i α_i s_ti e_{rows_ti}`` (T×n): one product gives the
     label kernels' actions ``(Q_t α)_i = s_ti (K a_t)[rows_ti]`` and ``αᵀQ_tα = a_tᵀ K a_t``."""
-    n_rows = gram.shape[0]
-    A = np.stack([np.bincount(rows[t], weights=alpha * signs[t], minlength=n_rows)
-                  for t in range(len(rows))])
+    A = _row_coefficients(rows, signs, alpha, gram.shape[0])
     return A, gram @ np.ascontiguousarray(A.T)  # (n, T): measured 2x faster than A @ gram
 
 
