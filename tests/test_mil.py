@@ -435,3 +435,24 @@ def test_blocked_pivoted_cholesky_bad_input():
         kernels.pivoted_cholesky_blocked(np.ones(3), lambda idx: K[:, idx], 2, block=0)
     with pytest.raises(ValueError, match="accept"):
         kernels.pivoted_cholesky_blocked(np.ones(3), lambda idx: K[:, idx], 2, accept=0.0)
+
+
+@pytest.mark.parametrize("params", [dict(relaxation="label_generation"),
+                                    dict(relaxation="alternating", variant="MI"),
+                                    dict(relaxation="alternating", variant="mi")])
+def test_positive_cost_is_a_class_weight_with_one_instance_per_bag(params):
+    # C_positive (the paper's C_1) weighs the positive examples: with one instance per bag the
+    # fit is the supervised SVM with class weights {1: C_positive / C, 0: 1} (liblinear)
+    rng = np.random.RandomState(1)
+    X = rng.randn(40, 3)
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.randn(40) > 0.6).astype(int)
+    C, C_positive = 2.0, 8.0
+    bags = [x[None, :] for x in X]
+    clf = MultiInstanceSVM(kernel="linear", C=C, C_positive=C_positive, intercept_scaling=0.0,
+                           **params).fit(bags, y)
+    ref = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=500000,
+                    class_weight={1: C_positive / C, 0: 1.0}).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, ref.coef_.ravel(), atol=2e-3 * np.abs(ref.coef_).max())
+    # and the weight matters here: the unweighted SVM is a different w
+    plain = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, **params).fit(bags, y)
+    assert np.abs(plain.coef_ - clf.coef_).max() > 0.05 * np.abs(ref.coef_).max()
