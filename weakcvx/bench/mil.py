@@ -4,7 +4,8 @@ Protocol: 10-fold cross-validated bag accuracy (stratified folds, seed 0) on the
 benchmarks Musk1, Musk2 and Elephant; features standardized on each training fold's instances;
 :class:`~weakcvx.MultiInstanceSVM` with its defaults (RBF, gamma="scale", C=10, offset, 5
 label-generation rounds; above 3,000 instances, i.e. Musk2, a rank-300 pivoted-Cholesky factor
-and a loose master), optionally with ``C`` chosen per outer fold by inner CV (``nested``),
+and a loose master), optionally with ``C`` and ``C_positive`` chosen per outer fold by inner CV
+over WellSVM §5.2's grid (``nested``),
 ``relaxation="label_generation"`` and the two alternating heuristics of Andrews et al. (2003).
 The quick run keeps this protocol on Musk1 and Elephant and leaves out Musk2 (6,598 instances).
 Beside it: the published figures of Andrews et al. (2003), Table 1 (their own parameter
