@@ -121,6 +121,25 @@ def test_clustering_recovers_elongated_clusters():
     assert acc > acc_km + 0.15
 
 
+def test_clustering_default_round_cap_is_the_stopping_rule():
+    """With max_iter=None the 10 label-generation rounds per start stop the fit without a
+    ConvergenceWarning, and the clustering of two separated blobs is exact; an explicit cap
+    that is reached still warns."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y_true = wc.datasets.make_clustering_blobs(80, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        mmc = wc.MaxMarginClustering(random_state=0).fit(X)
+    y01 = (y_true > 0).astype(int)
+    assert max(np.mean(mmc.labels_ == y01), np.mean(mmc.labels_ != y01)) == 1.0
+    assert mmc.n_iter_ <= 10
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        wc.MaxMarginClustering(n_init=1, max_iter=1, random_state=0).fit(X)
+
+
 def test_s3vm_bad_input():
     X, y_true, y_known = wc.datasets.make_two_moons(20, n_labeled=4, random_state=0)
     y = _ssl_target(y_known)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..api import solve
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
+
+#: Label-generation rounds per start when ``max_iter=None`` (the stopping rule; see ``max_iter``).
+MMC_ROUNDS = 10
 
 
 class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
@@ -45,7 +50,16 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         Constant feature modelling an offset; 0 (no offset) as in Xu et al. and WellSVM.
     n_init : int, default=10
     tol : float, default=1e-3
-    max_iter : int, default=50
+    max_iter : int or None, default=None
+        Maximum cutting-plane rounds per start (or alternations). ``None``: ``MMC_ROUNDS`` (10)
+        label-generation rounds, and reaching them is the stopping rule (no
+        ConvergenceWarning); 50 alternations. Without labels the relaxation is loose: its
+        value keeps falling for 50-100 rounds while μ spreads over balanced labelings, but
+        the rounded labeling, which is the clustering, stops changing. Measured (10 starts,
+        defaults otherwise), ``J`` of the labels after 10 / 50 rounds: equal on two-moons
+        (n = 200), iris versicolor/virginica, two 300-point blobs and make_clustering_blobs;
+        breast cancer 71.87 / 72.09, wine classes 0/1 19.84 / 19.22 (clustering accuracy
+        0.954 / 0.946), at 7-14x less time (two 300-point blobs: 4.2 s against 36 s CPU).
     random_state : int, RandomState or None
     verbose : int
 
@@ -74,7 +88,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         "C": [Interval(Real, 0, None, closed="neither")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         **KERNEL_CONSTRAINTS,
@@ -82,7 +96,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
     def __init__(self, relaxation="label_generation", balance=0.03, kernel="rbf", C=1.0,
                  gamma="mean_distance", degree=3, coef0=1.0, intercept_scaling=0.0, n_init=10,
-                 tol=1e-3, max_iter=50, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=None, random_state=None, verbose=0):
         self.relaxation = relaxation
         self.balance = balance
         self.kernel = kernel
@@ -123,10 +137,17 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
                                    **self._problem_inputs(X))
         options = {}
         if self.relaxation in ("label_generation", "alternating"):
-            options.update(max_iter=self.max_iter, tol=self.tol, n_init=self.n_init)
+            max_iter = self.max_iter if self.max_iter is not None else \
+                (MMC_ROUNDS if self.relaxation == "label_generation" else 50)
+            options.update(max_iter=max_iter, tol=self.tol, n_init=self.n_init)
         seed = integer_seed(self.random_state)
-        result = solve(problem, method=self.relaxation, random_state=seed, verbose=self.verbose,
-                       **options)
+        with warnings.catch_warnings():
+            if self.max_iter is None and self.relaxation == "label_generation":
+                # the default round cap is the stopping rule (see max_iter), not a failure
+                warnings.filterwarnings("ignore", message=".*stopped with status 'max_iter'",
+                                        category=ConvergenceWarning)
+            result = solve(problem, method=self.relaxation, random_state=seed,
+                           verbose=self.verbose, **options)
         self.result_ = result
         self._store_model(X, problem, result)
         self.labels_ = (np.asarray(result.labels) > 0).astype(int)
