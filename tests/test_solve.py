@@ -177,3 +177,32 @@ def test_block_ascent_equals_the_ascent_from_each_start_alone(make, max_steps):
         np.testing.assert_array_equal(b_block, b)
         assert v_block == pytest.approx(problem.quadratic(alpha, b), rel=1e-10, abs=1e-12)
         assert v_block >= start_value - 1e-10 * max(1.0, start_value)
+
+
+def test_label_generation_uses_one_blas_thread_on_small_problems_only():
+    """Small problems (at most LARGE_N kernel points) are solved with one BLAS thread and the
+    caller's setting is restored afterwards; above LARGE_N the caller's setting is kept."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from weakcvx.cutting_plane import LARGE_N, label_generation
+
+    def blas_threads():
+        return max(d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas")
+
+    seen = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        if blas_threads() < 2:
+            pytest.skip("the BLAS here runs one thread only")
+        X, _, y_known = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+        small = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.SemiSupervised(y_known),
+                                    costs=1.0)
+        label_generation(small, max_iter=2, callback=lambda r: seen.append(blas_threads()))
+        assert seen and set(seen) == {1}
+        assert blas_threads() == 2
+        n = LARGE_N + 200
+        X, _, y_known = wc.datasets.make_two_moons(n, n_labeled=4, random_state=0)
+        large = wc.WeakLabelProblem(features=X, labelset=wc.labelsets.SemiSupervised(y_known),
+                                    costs=1.0)  # linear kernel on the features
+        seen.clear()
+        label_generation(large, max_iter=2, callback=lambda r: seen.append(blas_threads()))
+        assert set(seen) == {2}

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .mkl import solve_master
 from .result import SolveResult
@@ -61,8 +63,14 @@ def supervised_scores(problem, tol=1e-4):
     known = np.flatnonzero(fixed != 0)
     if known.size == 0:
         return None
-    sol = solve_box_qp(problem.box_factor, known.astype(np.int64), fixed[known].astype(float),
-                       problem.costs[known], tol=tol, gram=problem.gram)
+    with warnings.catch_warnings():
+        # only a start for the search (its labels are rounded and then improved by the driver):
+        # a loose α here changes no result, so its epoch limit is not the user's warning
+        # (haberman, 31 labeled points with duplicates: gap 2.5e-4 after 1000 epochs)
+        warnings.filterwarnings("ignore", message="solve_box_qp", category=ConvergenceWarning)
+        sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
+                           fixed[known].astype(float), problem.costs[known], tol=tol,
+                           gram=problem.gram)
     coef = np.zeros(problem.n_samples)
     coef[known] = sol.alpha * fixed[known]
     return np.asarray(problem.kernel_dot(coef)).ravel()
@@ -302,6 +310,31 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     >>> res.value <= res.upper_bound
     True
     """
+    with _blas_threads(problem):
+        return _label_generation(problem, oracle, initial, epsilon, tol, max_iter, master,
+                                 master_tol, max_alternations, enumeration_limit, patience,
+                                 prune, verbose, random_state, callback)
+
+
+def _blas_threads(problem):
+    """One BLAS thread for a small problem (at most ``LARGE_N`` kernel points), the library's
+    default above. A small solve is thousands of small products, where a second BLAS thread
+    costs more in synchronisation than it gains, and much more when another process holds the
+    other core. Measured (S3VM defaults, 2 cores, one other busy process): haberman (306
+    points) 1.3 s with one thread against 2.5 s with two, pima (576) 2.2 against 4.0 s; at
+    2,000 points (two moons) 2.0 against 2.3 s; quiet, 2,000 points: 1.7 s wall with two."""
+    from contextlib import nullcontext
+
+    if problem.n_samples > LARGE_N:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _label_generation(problem, oracle, initial, epsilon, tol, max_iter, master, master_tol,
+                      max_alternations, enumeration_limit, patience, prune, verbose,
+                      random_state, callback):
     if oracle not in ("sorting", "exact"):
         raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
     start = time.perf_counter()
