@@ -388,7 +388,8 @@ def test_matches_liblinear_linear_svc(sparse_input, per_point):
     weights = rng.uniform(0.2, 3.0, n) if per_point else np.ones(n)
     if sparse_input:
         X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
-    svc = LinearSVC(fit_intercept=False, loss="hinge", dual=True, C=C, tol=1e-8, max_iter=100_000)
+    svc = LinearSVC(fit_intercept=False, loss="hinge", dual=True, C=C, tol=1e-8, max_iter=100_000,
+                    random_state=0)  # liblinear shuffles: a fixed order, a fixed run
     svc.fit(X, y, sample_weight=weights)  # LIBLINEAR uses C_i = C · weight_i
     c = C * weights
     ours = solve_box_qp(X, np.arange(n), y, c, tol=1e-8, max_epochs=MAX_EPOCHS)
