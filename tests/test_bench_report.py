@@ -109,5 +109,22 @@ def test_pl_rows_count_the_papers_ordering_claim():
     assert rows[-1]["ours"] == "1/2"
 
 
+def test_clustering_accuracy_and_rows():
+    from weakcvx.bench.clustering import PAPER_TABLE11, clustering_accuracy, paper_balance
+
+    y = np.array([1, 1, 1, -1, -1, -1])
+    # a clustering is the same with its two cluster names swapped
+    assert clustering_accuracy([1, 1, 0, 0, 0, 0], y) == clustering_accuracy([0, 0, 1, 1, 1, 1], y)
+    assert clustering_accuracy([1, 1, 0, 0, 0, 0], y) == pytest.approx(5 / 6)
+    assert paper_balance(y) == 0.03 and paper_balance([1, 1, 1, 1, -1, -1]) == 0.3
+    rec = {"data": "heart", "n": 270, "balance": 0.03, "kmeans": 0.6, "defaults": 0.7,
+           "seconds": 1.0, "best": 0.8, "best_setting": "rbf x1 C=1", "grid_seconds": 1.0,
+           "paper_km": PAPER_TABLE11["heart"][0], "paper_wellsvm": PAPER_TABLE11["heart"][1]}
+    rows = report.ROWS["clustering"]([rec, dict(rec, best=None)])
+    assert len(rows) == 3  # defaults and best of grid, then defaults only
+    assert all(r["paper_value"] == 0.81 for r in rows)
+    assert report._difference(rows[1]) == f"{0.8 - 0.81:+.3f}"
+
+
 def test_machine_description_names_cores():
     assert "logical cores" in report.machine_description()

@@ -42,3 +42,5 @@ def run_benchmark(name, quick=False):
 BENCHMARKS["scale"] = ("weakcvx.bench.scale:bench_scale",
                        "RBF at 20k+ points through a rank-200 factor (rank cost vs exact at 3000);"
                        " linear S3VM on ~515k sparse rows")
+BENCHMARKS["clustering"] = ("weakcvx.bench.clustering:bench_clustering",
+                            "WellSVM Table 11: maximum margin clustering on UCI sets vs k-means")
