@@ -187,7 +187,7 @@ class LadderTable:
         handles, labels = ax.get_legend_handles_labels()
         uniq = dict(zip(labels, handles))
         ax.legend(uniq.values(), uniq.keys(), loc="upper center", bbox_to_anchor=(0.5, -0.18),
-                  ncol=3, fontsize=8, frameon=False)
+                  ncol=2, fontsize=8, frameon=False)
         ax.grid(axis="x", alpha=0.3)
         ax.figure.tight_layout()
         return ax
