@@ -19,6 +19,7 @@ relaxation, hence of the MIP (minimax theorem).
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import warnings
@@ -238,6 +239,32 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     return labels, value
 
 
+def _blas_threads(problem):
+    """One BLAS thread for a small problem (at most ``LARGE_N`` kernel points), the library's
+    default above. A small solve is thousands of small products, where a second BLAS thread
+    costs more in synchronisation than it gains, and much more when another process holds the
+    other core. Measured (S3VM defaults, 2 cores, one other busy process): haberman (306
+    points) 1.3 s with one thread against 2.5 s with two, pima (576) 2.2 against 4.0 s; at
+    2,000 points (two moons) 2.0 against 2.3 s; quiet, 2,000 points: 1.7 s wall with two."""
+    from contextlib import nullcontext
+
+    if problem.n_samples > LARGE_N:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _small_problem_blas(func):
+    """Run ``func(problem, ...)`` under :func:`_blas_threads` of its problem."""
+    @functools.wraps(func)
+    def wrapper(problem, *args, **kwargs):
+        with _blas_threads(problem):
+            return func(problem, *args, **kwargs)
+    return wrapper
+
+
+@_small_problem_blas
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=None,
                      max_iter=100, master=None, master_tol=1e-4, max_alternations=None,
                      enumeration_limit=None, patience=3, prune=None, verbose=0, random_state=0,
@@ -310,31 +337,6 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     >>> res.value <= res.upper_bound
     True
     """
-    with _blas_threads(problem):
-        return _label_generation(problem, oracle, initial, epsilon, tol, max_iter, master,
-                                 master_tol, max_alternations, enumeration_limit, patience,
-                                 prune, verbose, random_state, callback)
-
-
-def _blas_threads(problem):
-    """One BLAS thread for a small problem (at most ``LARGE_N`` kernel points), the library's
-    default above. A small solve is thousands of small products, where a second BLAS thread
-    costs more in synchronisation than it gains, and much more when another process holds the
-    other core. Measured (S3VM defaults, 2 cores, one other busy process): haberman (306
-    points) 1.3 s with one thread against 2.5 s with two, pima (576) 2.2 against 4.0 s; at
-    2,000 points (two moons) 2.0 against 2.3 s; quiet, 2,000 points: 1.7 s wall with two."""
-    from contextlib import nullcontext
-
-    if problem.n_samples > LARGE_N:
-        return nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-def _label_generation(problem, oracle, initial, epsilon, tol, max_iter, master, master_tol,
-                      max_alternations, enumeration_limit, patience, prune, verbose,
-                      random_state, callback):
     if oracle not in ("sorting", "exact"):
         raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
     start = time.perf_counter()

@@ -118,7 +118,8 @@ def bench_clustering(quick=False):
         best_txt = "—" if r["best"] is None else f"{r['best']:.3f}"
         print(f"{name:<11}{r['n']:>6}{balance:>6.2f}{km:>9.3f}{r['defaults']:>10.3f}"
               f"{seconds:>7.1f}{best_txt:>10}{(r['best_setting'] or '—'):>16}"
-              f"{(r['grid_seconds'] or 0):>7.1f} | {r['paper_km']:>8.2f} {r['paper_wellsvm']:>8.2f}",
+              f"{(r['grid_seconds'] or 0):>7.1f} | {r['paper_km']:>8.2f}"
+              f" {r['paper_wellsvm']:>8.2f}",
               flush=True)
     mean = {k: float(np.mean([r[k] for r in records])) for k in
             ("kmeans", "defaults", "paper_km", "paper_wellsvm")}

@@ -99,8 +99,7 @@ def cross_validate_mil(bags, y, params, n_splits=10, random_state=0, progress=No
         fold_params = dict(params)
         if nested:
             fold_params.update(select_params([bags[i] for i in train], y[train], params))
-        default = MultiInstanceSVM()
-        C = fold_params.get("C", default.C)
+        C = fold_params.get("C", MultiInstanceSVM().C)
         chosen.append({"C": C, "C_positive": fold_params.get("C_positive") or C})
         tr, te = standardize_bags([bags[i] for i in train], [bags[i] for i in test])
         clf = MultiInstanceSVM(random_state=0, **fold_params)
@@ -181,8 +180,9 @@ def bench_mil(quick=False, names=None, nested=(), roi=True):
           "rounds; above 3,000 instances a rank-300 factor and a loose master), standardized "
           "features; costs column: C / C_positive, 'nested' = chosen per outer fold from C in "
           "{1, 10, 100} and C_positive in {1, 4, 10} x C (WellSVM §5.2's grid) by inner 3-fold "
-          "CV on the training bags, shown as the most frequent choice and its count; fit s: mean of folds 2-10 (fold 1 is traced for the peak "
-          "memory); paper: Andrews et al. 2003, Table 1")
+          "CV on the training bags, shown as the most frequent choice and its count; fit s: "
+          "mean of folds 2-10 (fold 1 is traced for the peak memory); paper: Andrews et al. "
+          "2003, Table 1")
     start, load = time.perf_counter(), os.getloadavg()[0]
     records = []
     bar = tqdm(total=len(names) * len(METHODS) * 10, desc="folds", leave=False)

@@ -3,11 +3,14 @@ the decision function ``f(x) = Σ_i β_i k(x_i, x)``."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -27,6 +30,19 @@ KERNEL_CONSTRAINTS = {
     "coef0": [Interval(Real, None, None, closed="neither")],
     "intercept_scaling": [Interval(Real, 0, None, closed="left")],
 }
+
+
+@contextlib.contextmanager
+def round_cap_is_the_stopping_rule(active):
+    """While ``active``: a solve that stops at its iteration cap raises no ConvergenceWarning,
+    because an estimator's default round cap is then its documented stopping rule (the rounded
+    labels stop changing before the relaxation's value does), not a failure. An explicit
+    ``max_iter`` from the user keeps the warning."""
+    with warnings.catch_warnings():
+        if active:
+            warnings.filterwarnings("ignore", message=".*stopped with status 'max_iter'",
+                                    category=ConvergenceWarning)
+        yield
 
 
 def integer_seed(random_state):

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..api import solve
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
+                    round_cap_is_the_stopping_rule)
 
 #: Label-generation rounds per start when ``max_iter=None`` (the stopping rule; see ``max_iter``).
 MMC_ROUNDS = 10
@@ -141,11 +140,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
                 (MMC_ROUNDS if self.relaxation == "label_generation" else 50)
             options.update(max_iter=max_iter, tol=self.tol, n_init=self.n_init)
         seed = integer_seed(self.random_state)
-        with warnings.catch_warnings():
-            if self.max_iter is None and self.relaxation == "label_generation":
-                # the default round cap is the stopping rule (see max_iter), not a failure
-                warnings.filterwarnings("ignore", message=".*stopped with status 'max_iter'",
-                                        category=ConvergenceWarning)
+        with round_cap_is_the_stopping_rule(  # see max_iter
+                self.max_iter is None and self.relaxation == "label_generation"):
             result = solve(problem, method=self.relaxation, random_state=seed,
                            verbose=self.verbose, **options)
         self.result_ = result

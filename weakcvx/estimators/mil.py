@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from numbers import Integral, Real
 from types import SimpleNamespace
 
 import numpy as np
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -19,7 +17,8 @@ from ..api import solve
 from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
+                    round_cap_is_the_stopping_rule)
 
 __all__ = ["MultiInstanceSVM", "check_bags"]
 
@@ -152,8 +151,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     C : float, default=10.0
         Hinge cost of every negative instance, and of every key instance unless
-        ``C_positive`` is given (the paper's ``C_2``, and ``C_1 = C_2`` by default). Measured (10-fold CV, standardized features, label generation with the
-        defaults otherwise): C = 1 / 10 / 100 give 0.82 / 0.88 / 0.88 on Musk1 and 0.78 / 0.80 /
+        ``C_positive`` is given (the paper's ``C_2``, and ``C_1 = C_2`` by default). Measured
+        (10-fold CV, standardized features, label generation with the defaults otherwise): C = 1 / 10 / 100 give 0.82 / 0.88 / 0.88 on Musk1 and 0.78 / 0.80 /
         0.79 on Elephant. Class-balanced costs (the p key slots and the negative instances
         each carrying half the total cost) measured no better: Musk1 0.84, Elephant 0.79. Nested
         check on Musk1 (C from {1, 10, 100} chosen in each of 10 outer folds by inner 3-fold CV
@@ -391,11 +390,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             (MIL_ROUNDS if self.relaxation == "label_generation" else 100)
         if self.relaxation == "label_generation":
             options = LARGE_MIL_MASTER if large else {}
-            with warnings.catch_warnings():
-                if self.max_iter is None:
-                    # the default round cap is the stopping rule (see max_iter), not a failure
-                    warnings.filterwarnings("ignore", message=".*stopped with status 'max_iter'",
-                                            category=ConvergenceWarning)
+            with round_cap_is_the_stopping_rule(self.max_iter is None):  # see max_iter
                 result = solve(problem, method="label_generation", initial=initial,
                                max_iter=max_iter, tol=self.tol, random_state=seed,
                                verbose=self.verbose, **options)
