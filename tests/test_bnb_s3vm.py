@@ -410,7 +410,10 @@ def test_estimator_deterministic_and_picklable():
     assert a.objective_ == b.objective_ and a.n_nodes_ == b.n_nodes_
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
     c = pickle.loads(pickle.dumps(a))
-    np.testing.assert_array_equal(c.decision_function(X), a.decision_function(X))
+    # bit-identical model; its evaluation may differ in the last bit (BLAS and array alignment)
+    np.testing.assert_array_equal(c.dual_coef_, a.dual_coef_)
+    np.testing.assert_allclose(c.decision_function(X), a.decision_function(X), rtol=1e-12,
+                               atol=1e-12)
 
 
 def test_verbose_logs_and_default_is_silent(caplog):

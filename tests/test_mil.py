@@ -328,17 +328,20 @@ def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):
 
 def test_low_rank_prediction_is_the_trained_model(monkeypatch, roi_data):
     """With a low-rank factor the classifier is the one trained on the factor's kernel: at a
-    converged MI-SVM alternation (labels unchanged by relabeling), each positive training bag's
-    best-scoring instance is its key, and the training objective is reproduced."""
+    converged MI-SVM alternation, each positive training bag's key has the smallest hinge loss
+    of its bag under the returned classifier (relabeling cannot lower J), and the training
+    objective is reproduced."""
     bags, y, *_ = roi_data
     monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
     clf = MultiInstanceSVM(relaxation="alternating", max_rank=30, random_state=0).fit(bags, y)
-    assert clf.result_.message == "labels unchanged"
+    assert clf.result_.status == "converged"
     assert clf.X_fit_.shape[0] == 30  # an expansion over the pivots
     positive = np.flatnonzero(y == 1)
-    best = [int(np.argmax(clf.decision_function([bag[j:j + 1] for j in range(len(bag))])))
-            for bag in (bags[k] for k in positive)]
-    assert best == clf.key_instances_.tolist()
+    for k, key in zip(positive, clf.key_instances_):
+        hinge = np.maximum(0, 1 - clf.decision_function([x[None] for x in bags[k]]))
+        # the alternation may stop on a tie: another instance above the margin too (both
+        # hinges 0), whose swap leaves J unchanged up to the box-QP tolerance
+        assert hinge[key] <= hinge.min() + 1e-6
     # J = ½‖w‖² + C Σ hinge, with ‖w‖² = vᵀ K_PP v + (offset / s)² in the factor's space
     keys = np.array([bags[k][j] for k, j in zip(positive, clf.key_instances_)])
     negatives = np.vstack([bags[k] for k in np.flatnonzero(y == 0)])
