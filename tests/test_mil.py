@@ -124,6 +124,10 @@ def test_key_instances_costs_and_keys_round_trip():
         KeyInstances([0, 1], [1, 0, 1])
     with pytest.raises(ValueError, match="bag_labels"):
         KeyInstances([0, 1], [2, 0])
+    with pytest.raises(ValueError, match=r"`keys\[0\]` must index within positive bag 0"):
+        B.from_keys([2, 0])  # bag 0 has two instances
+    with pytest.raises(ValueError, match="1 integer index"):
+        B.from_keys([1])
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -391,6 +395,7 @@ def test_n_key_two():
     ([np.array([[0.0, np.nan]]), np.ones((2, 2))], [1, 0], ValueError, "NaN"),
     ([np.zeros(2), np.ones(2)], [1, 0], ValueError, "2-D"),
     ([np.zeros((2, 2)), np.ones((2, 2))], [1, 0, 1], ValueError, "one entry per bag"),
+    ([np.zeros((2, 2)) + 1j, np.ones((2, 2))], [1, 0], ValueError, "real-valued"),
 ])
 def test_bad_input(bags, y, error, match):
     with pytest.raises(error, match=match):
@@ -406,6 +411,10 @@ def test_bad_input_at_prediction(roi_data):
         clf.predict([np.zeros((0, 5))])
     with pytest.raises(ValueError, match="relaxation"):
         MultiInstanceSVM(relaxation="sdp").fit(bags, y)
+    with pytest.raises(TypeError, match="for bags use predict"):
+        clf.predict_instances(bags[:2])
+    with pytest.raises(ValueError, match="n_key"):
+        MultiInstanceSVM(variant="mi", n_key=2).fit(bags, y)
 
 
 @pytest.mark.parametrize("block,accept", [(1, 1.0), (7, 0.5), (64, 0.5)])

@@ -1172,7 +1172,20 @@ class KeyInstances(_BagLabelSet):
     def from_keys(self, keys):
         """The element ``b`` whose key in positive bag ``i`` (in order) is ``keys[i]``, an index
         within that bag (shape (p,) or (p, n_key))."""
-        keys = np.asarray(keys, dtype=np.int64).reshape(len(self.positive_bags), -1)
+        keys = np.asarray(keys)
+        if keys.size != self.n_key * len(self.positive_bags) or (
+                keys.size and keys.dtype.kind not in "iu"):
+            raise ValueError(f"`keys` must hold {self.n_key} integer index(es) for each of the "
+                             f"{len(self.positive_bags)} positive bags. Got an array of shape "
+                             f"{keys.shape} and dtype {keys.dtype}.")
+        keys = keys.astype(np.int64).reshape(len(self.positive_bags), -1)
+        sizes = np.array([len(self.members[k]) for k in self.positive_bags])
+        outside = np.flatnonzero(((keys < 0) | (keys >= sizes[:, None])).any(axis=1))
+        if outside.size:
+            i = int(outside[0])
+            raise ValueError(f"`keys[{i}]` must index within positive bag {i} "
+                             f"({sizes[i]} instances, indices 0..{sizes[i] - 1}). Got "
+                             f"{keys[i].tolist()}.")
         b = self._fixed.astype(float)
         for i, k in enumerate(self.positive_bags):
             b[self.members[k]] = -1.0

@@ -251,7 +251,9 @@ class BagKFold(BaseCrossValidator):
         y = np.asarray(y)
         if y.ndim != 2 or y.shape[1] != 2:
             raise ValueError("`y` must be the two-column array of bag_targets when `groups` is "
-                             f"not given. Got shape {y.shape}.")
+                             f"not given. Got shape {y.shape}. (For MultiInstanceSVM, whose "
+                             "samples are whole bags, any scikit-learn splitter such as cv=5 "
+                             "already keeps bags whole.)")
         return y[:, 0]
 
     def _iter_test_indices(self, X=None, y=None, groups=None):

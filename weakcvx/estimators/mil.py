@@ -73,6 +73,9 @@ def check_bags(bags, n_features=None):
         raise ValueError("`bags` must hold at least one bag. Got an empty container.")
     arrays = []
     for i, bag in enumerate(bags):
+        if np.iscomplexobj(bag):
+            raise ValueError(f"`bags[{i}]` must be real-valued. Got a complex array (its "
+                             "imaginary part would be lost).")
         try:
             a = np.asarray(bag.toarray() if hasattr(bag, "toarray") else bag, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -178,7 +181,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Value of the constant feature that models the offset (0 for no offset). The offset
         matters for MIL: 0.80–0.88 on Musk1 with it, 0.66–0.84 without (DESIGN §3.1).
     n_key : int, default=1
-        Key instances per positive bag (``variant="MI"``).
+        Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1).
     max_rank : int, default=300
         Above ``weakcvx.kernels.EXACT_FACTOR_LIMIT`` training instances (and for
         non-linear kernels), the kernel enters through a pivoted-Cholesky factor with at most
@@ -371,6 +374,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         """
         X, sizes = check_bags(bags)
         self.classes_, bag_labels = _check_bag_target(y, len(sizes))
+        if self.variant == "mi" and self.n_key != 1:
+            raise ValueError(f"`n_key` applies to variant='MI' (key instances per positive bag); "
+                             f"variant='mi' labels every instance. Got n_key={self.n_key!r} "
+                             "with variant='mi'.")
         X = self._validate_X(X)
         bag_ids = np.repeat(np.arange(len(sizes)), sizes)
         if self.variant == "MI":
@@ -435,6 +442,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_instances,)
         """
+        if isinstance(X, (list, tuple)) and X and np.ndim(X[0]) == 2:
+            raise TypeError("`X` must be a 2-D array of instances (one row each). Got a list "
+                            "of 2-D arrays: for bags use predict(bags).")
         scores = KernelModelMixin.decision_function(self, X)
         return np.where(scores > 0, self.classes_[1], self.classes_[0])
 
