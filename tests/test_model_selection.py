@@ -73,3 +73,86 @@ def test_bad_input():
         bag_targets([0, 1], [0.5, -0.1])
     with pytest.raises(ValueError, match="proportions` is required"):
         check_bags([0, 1], None, 2)
+
+
+class _LabelledVector:
+    """A minimal stand-in for a pandas Series (pandas is not a dependency): values with an
+    index of bag ids, ``to_dict`` and ``__array__`` that ignores the index."""
+
+    ndim = 1
+
+    def __init__(self, values, index):
+        self.values, self.index = np.asarray(values, dtype=float), list(index)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values if dtype is None else self.values.astype(dtype)
+
+    def __len__(self):
+        return len(self.values)
+
+    def to_dict(self):
+        return dict(zip(self.index, self.values))
+
+
+def test_labelled_proportions_are_matched_by_bag_id_not_position():
+    from types import MappingProxyType
+
+    bags = np.array([5, 3, 9, 5, 3, 9])
+    order = [9, 3, 5]  # not sorted
+    values = {3: 0.0, 5: 0.5, 9: 1.0}
+    expected = [0.0, 0.5, 1.0]  # sorted ids 3, 5, 9
+    for given in [_LabelledVector([values[k] for k in order], order),
+                  MappingProxyType(values), values]:
+        ids, index, p = check_bags(bags, given, 6)
+        assert ids.tolist() == [3, 5, 9] and p.tolist() == expected
+    # a plain array is positional, in sorted-id order
+    assert check_bags(bags, [0.0, 0.5, 1.0], 6)[2].tolist() == expected
+    # missing or duplicated ids
+    with pytest.raises(ValueError, match=r"matched by its keys / index.*\[9\]"):
+        check_bags(bags, _LabelledVector([0.0, 0.5], [3, 5]), 6)
+    with pytest.raises(ValueError, match="duplicated bag ids \\[3\\]"):
+        check_bags(bags, _LabelledVector([0.0, 0.5, 1.0, 0.0], [3, 5, 9, 3]), 6)
+
+
+def test_real_pandas_series_is_read_by_index():
+    pd = pytest.importorskip("pandas")
+    bags = np.array([1, 0, 2, 1, 0, 2])
+    series = pd.Series([1.0, 0.0, 0.5], index=[2, 0, 1])
+    assert check_bags(bags, series, 6)[2].tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(ValueError, match="1-D"):
+        check_bags(bags, pd.DataFrame({"p": [0.0, 0.5, 1.0]}), 6)
+
+
+def test_shuffled_labelled_proportions_fit_the_same_model():
+    X, y = wc.datasets.load_uci("heart")
+    bags, p = wc.datasets.make_bags(X, (y > 0).astype(int), 8, random_state=0)
+    ids = np.unique(bags)
+    perm = np.random.RandomState(0).permutation(len(ids))
+    shuffled = _LabelledVector(p[perm], ids[perm])
+    for Est in [wc.MeanMap, wc.InvCal]:
+        a, b = Est().fit(X, bags, p), Est().fit(X, bags, shuffled)
+        np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
+
+
+def test_positional_proportions_with_string_ids_warn_when_order_is_not_natural():
+    import warnings
+
+    with pytest.warns(UserWarning, match="sorted order is not their natural order.*'bag10'"):
+        check_bags(["bag2", "bag10", "bag2"], [0.5, 1.0], 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        check_bags(["b02", "b10", "b02"], [0.5, 1.0], 3)  # zero-padded: sorted = natural
+        check_bags(["bag2", "bag10", "bag2"], {"bag2": 0.5, "bag10": 1.0}, 3)
+
+
+def test_cross_val_score_default_scoring_is_minus_bag_error():
+    """With bag targets as y, the estimators' own ``score`` is the bag scorer, so the default
+    scoring of cross_val_score works (it gave NaN)."""
+    X, y = wc.datasets.load_uci("heart")
+    bags, p = wc.datasets.make_bags(X, (y > 0).astype(int), 8, random_state=0)
+    targets = bag_targets(bags, p)
+    cv = BagKFold(3, random_state=0)
+    default = cross_val_score(wc.MeanMap(), X, targets, cv=cv)
+    explicit = cross_val_score(wc.MeanMap(), X, targets, cv=cv, scoring=bag_error_scorer)
+    assert np.all(np.isfinite(default))
+    np.testing.assert_allclose(default, explicit)

@@ -3,6 +3,8 @@
 import itertools
 import pickle
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -365,3 +367,164 @@ def test_alter_keeps_the_better_of_a_solution_and_its_mirror():
     assert kept < mirror
     assert res["mirrored"]  # the annealing ended on the wrong side for this data
     assert np.mean((f > 0) == (y > 0)) >= 0.85  # majority class: 0.53
+
+
+# -- audit fixes: recovery on imbalanced bags, rounded proportions, score, scale -----------------
+def _imbalanced(bag_size=8):
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(600, 10, n_informative=4, random_state=1, weights=[0.8])
+    X = StandardScaler().fit_transform(X)
+    bags, p = wc.datasets.make_bags(X, y, bag_size, random_state=0)
+    return X, y, bags, p
+
+
+def test_label_generation_is_not_constant_on_imbalanced_bags():
+    """20% positives: the rank-1 recovery alone predicted no positive at all (accuracy = the
+    prior); the kept predictor has the lowest training bag error and beats the constant."""
+    X, y, bags, p = _imbalanced()
+    clf = wc.ProportionSVM(relaxation="label_generation", random_state=0).fit(X, bags, p)
+    pred = clf.predict(X)
+    assert 0.05 < pred.mean() < 0.5
+    majority = max(y.mean(), 1 - y.mean())
+    assert np.mean(pred == y) >= majority + 0.05
+    # the choice uses the training bags only, and keeps the best candidate
+    errors = clf.recovery_errors_
+    assert set(errors) == {"rank1", "labels"}
+    assert errors[clf.recovery_] == min(errors.values())
+    assert wc.model_selection.bag_proportion_error(bags, p, pred) == pytest.approx(
+        errors[clf.recovery_])
+    np.testing.assert_array_equal(clf.transduction_, pred)
+
+
+def test_label_generation_keeps_rank1_on_ties(toy):
+    X, y_true, bags, p = toy
+    clf = wc.ProportionSVM(relaxation="label_generation", random_state=0).fit(X, bags, p)
+    if clf.recovery_errors_["rank1"] <= clf.recovery_errors_["labels"]:
+        assert clf.recovery_ == "rank1"
+
+
+def test_label_generation_accepts_float32_and_rounded_proportions():
+    rng = np.random.RandomState(0)
+    X = rng.randn(36, 3)
+    bags = np.repeat(np.arange(6), 6)
+    counts = np.array([1, 2, 3, 4, 5, 2])
+    exact = counts / 6
+    ref = wc.labelsets.Proportions(bags, exact)
+    for p in [exact.astype(np.float32), np.round(exact, 2), np.round(exact, 3)]:
+        rounded = p.dtype != np.float32
+        # float32 is within the count tolerance; a decimal rounding is read, with a warning
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            B = wc.labelsets.Proportions(bags, p)
+        assert any("read as the rounding" in str(w.message) for w in caught) == rounded
+        np.testing.assert_array_equal(B.min_positive, counts)
+        np.testing.assert_array_equal(B.max_positive, counts)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            clf = wc.ProportionSVM(relaxation="label_generation", random_state=0).fit(X, bags, p)
+        assert ref.contains(clf.result_.labels)
+    # the regression of the audit: 3 points per bag, float32 thirds
+    wc.ProportionSVM(relaxation="label_generation").fit(
+        rng.randn(9, 2), [10] * 3 + [20] * 3 + [30] * 3, np.float32([1 / 3, 2 / 3, 1.0]))
+
+
+@pytest.mark.parametrize("bag_ids, proportions, eps, match", [
+    # 0.51 is no rounding of 15/30 = 0.50 (2 decimals): an error, not a snap
+    ([0] * 30 + [1] * 30, [0.51, 0.4], 0.0, r"Bag 0 \(30 points\).*\[15\.3, 15\.3\]"),
+    ([0] * 3 + [1] * 3, [0.4, 0.5], 0.0, r"Bag 0 \(3 points\).*p_k=0\.4,"),
+    # with eps > 0 the interval is taken as given
+    ([0] * 6 + [1] * 6, [0.17, 0.5], 0.001, r"Bag 0 \(6 points\) admits no labeling"),
+])
+def test_proportions_still_rejects_what_no_rounding_explains(bag_ids, proportions, eps, match):
+    with pytest.raises(ValueError, match=match):
+        wc.labelsets.Proportions(bag_ids, proportions, eps=eps)
+
+
+def test_infeasible_proportion_error_names_the_users_bag_id():
+    X = np.random.RandomState(0).randn(9, 2)
+    with pytest.raises(ValueError, match=r"Bag 10 \(3 points\) admits no labeling"):
+        wc.ProportionSVM(relaxation="label_generation").fit(X, [10] * 3 + [20] * 3 + [30] * 3,
+                                                            [0.4, 2 / 3, 1.0])
+    with pytest.raises(ValueError, match=r"Bag 'a' \(3 points\) admits no labeling"):
+        wc.ProportionSVM(relaxation="label_generation").fit(X, ["a"] * 3 + ["b"] * 6,
+                                                            {"a": 0.4, "b": 0.5})
+
+
+@pytest.mark.parametrize("Est", [lambda: wc.ProportionSVM(n_init=2, random_state=0), wc.InvCal,
+                                 wc.MeanMap])
+def test_score_reads_pm1_labels_and_bag_targets(Est, toy):
+    X, y_true, bags, p = toy
+    assert set(np.unique(y_true)) == {-1, 1}
+    clf = Est().fit(X, bags, p)
+    y01 = (y_true > 0).astype(int)
+    acc = np.mean(clf.predict(X) == y01)
+    assert clf.score(X, y_true) == pytest.approx(acc)
+    assert clf.score(X, y01) == pytest.approx(acc)
+    targets = wc.model_selection.bag_targets(bags, p)
+    assert clf.score(X, targets) == pytest.approx(
+        wc.model_selection.bag_error_scorer(clf, X, targets))
+    with pytest.raises(ValueError, match=r"\{0, 1\} or \{-1, \+1\}"):
+        clf.score(X, 2 * y01)
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.score(X, targets, sample_weight=np.ones(len(X)))
+
+
+def test_cross_val_score_on_bag_targets_is_finite():
+    from sklearn.model_selection import cross_val_score
+
+    X, y, bags, p = _imbalanced(bag_size=16)
+    targets = wc.model_selection.bag_targets(bags, p)
+    scores = cross_val_score(wc.MeanMap(), X, targets,
+                             cv=wc.model_selection.BagKFold(3, random_state=0))
+    assert np.all(np.isfinite(scores)) and np.all(scores <= 0)
+
+
+def _invcal_primal(clf, X, bags, C, eps):
+    """``½‖w‖² + C Σ_k max(0, |f(m_k) − t_k| − ε)`` of a fitted linear InvCal."""
+    means = np.vstack([X[bags == k].mean(axis=0) for k in np.unique(bags)])
+    f = means @ clf.coef_ + clf.intercept_
+    return (0.5 * clf.coef_ @ clf.coef_
+            + C * np.maximum(0, np.abs(f - clf.logit_targets_) - eps).sum())
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1])
+def test_invcal_dense_qp_agrees_with_libsvm(eps):
+    X, _, bags, p = _imbalanced(bag_size=8)
+    dense = wc.InvCal(eps=eps, solver="cvxopt").fit(X, bags, p)
+    smo = wc.InvCal(eps=eps, solver="libsvm").fit(X, bags, p)
+    assert _invcal_primal(dense, X, bags, 1.0, eps) == pytest.approx(
+        _invcal_primal(smo, X, bags, 1.0, eps), rel=1e-4)
+    assert np.mean(dense.predict(X) == smo.predict(X)) > 0.98
+    assert wc.InvCal(eps=eps).fit(X, bags, p).get_params()["solver"] == "auto"
+
+
+def test_invcal_dense_qp_on_unscaled_features_is_no_worse_than_libsvm():
+    """Raw breast_cancer (features up to 4254): the interior point's primal is at least as
+    good as SMO's (which runs millions of iterations there)."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    bags, p = wc.datasets.make_bags(X, y, 16, random_state=1)
+    dense = wc.InvCal(solver="cvxopt").fit(X, bags, p)
+    smo = wc.InvCal(solver="libsvm").fit(X, bags, p)
+    assert (_invcal_primal(dense, X, bags, 1.0, 0.0)
+            <= _invcal_primal(smo, X, bags, 1.0, 0.0) * (1 + 1e-6))
+
+
+def test_invcal_bad_solver(toy):
+    X, _, bags, p = toy
+    with pytest.raises(ValueError, match="solver"):
+        wc.InvCal(solver="ecos").fit(X, bags, p)
+
+
+def test_proportion_svm_warns_on_unscaled_features(toy):
+    import warnings
+
+    X, _, bags, p = toy
+    with pytest.warns(UserWarning, match="unscaled.*Standardise"):
+        wc.ProportionSVM(relaxation="label_generation").fit(1e4 * X, bags, p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        wc.ProportionSVM(relaxation="label_generation").fit(X, bags, p)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -682,7 +683,14 @@ class Proportions(LabelSet):
         \mathrm{lo}_k = \max(0, \lceil n_k (p_k - \varepsilon) \rceil), \quad
         \mathrm{hi}_k = \min(n_k, \lfloor n_k (p_k + \varepsilon) \rfloor),
 
-    with ``COUNT_TOLERANCE`` of slack in the rounding. Oracle: per bag, the rule of
+    with a slack of ``max(COUNT_TOLERANCE, RELATIVE_TOLERANCE·n_k)`` (``1e-6·n_k``) in the
+    rounding, so that proportions given in float32 keep their count. **Rounded proportions.**
+    With ``eps = 0``, a bag whose interval holds no integer but whose ``p_k``, written with
+    ``d`` decimals (its shortest representation), is the rounding of ``m/n_k`` for the nearest
+    integer ``m`` (``|m/n_k − p_k| ≤ ½·10^{−d}``) gets exactly ``m`` positives (with a
+    ``UserWarning``): ``p_k = 0.17`` or ``0.167`` on a bag of 6 means one positive. Otherwise
+    (``p_k = 0.51`` on 30 points: 15.3 positives) it is an error; with ``eps > 0`` the
+    interval is taken as given. Oracle: per bag, the rule of
     :class:`Clustering`. SDP constraints, for :math:`M = yy^\top`, with
     :math:`s_k = \sum_{j \in I_k} y_j = 2 m_k - n_k \in S_k = \{a_k, a_k + 2, \dots, b_k\}`,
     :math:`a_k = 2\mathrm{lo}_k - n_k`, :math:`b_k = 2\mathrm{hi}_k - n_k`:
@@ -710,6 +718,10 @@ class Proportions(LabelSet):
     array([ 1., -1.,  1.,  1., -1.])
     """
 
+    #: Relative slack on the counts: ``n_k(p_k ± eps)`` within ``1e-6·n_k`` of an integer counts
+    #: as that integer (proportions stored as float32 are exact to ~6e-8).
+    RELATIVE_TOLERANCE = 1e-6
+
     def __init__(self, bag_ids, proportions, eps=0.0):
         bag_ids = _check_bag_ids(bag_ids, "bag_ids")
         super().__init__(bag_ids.size)
@@ -727,18 +739,30 @@ class Proportions(LabelSet):
         self.eps = _check_finite_real(eps, "eps", minimum=0)
 
         n_k = self.bag_sizes
+        # float32 proportions (1/3 → 0.33333334) miss the count by ~1e-7·n_k
+        slack = np.maximum(COUNT_TOLERANCE, self.RELATIVE_TOLERANCE * n_k)
         self.min_positive = np.maximum(
-            0, np.ceil(n_k * (p - self.eps) - COUNT_TOLERANCE)).astype(np.int64)
+            0, np.ceil(n_k * (p - self.eps) - slack)).astype(np.int64)
         self.max_positive = np.minimum(
-            n_k, np.floor(n_k * (p + self.eps) + COUNT_TOLERANCE)).astype(np.int64)
+            n_k, np.floor(n_k * (p + self.eps) + slack)).astype(np.int64)
         for k in np.flatnonzero(self.min_positive > self.max_positive):
             target = n_k[k] * p[k]
+            nearest = round(target)
+            if self.eps == 0 and abs(nearest / n_k[k] - p[k]) <= self._half_last_decimal(p[k]) \
+                    and abs(target - nearest) < 0.5:
+                # p_k written with d decimals is the rounding of nearest / n_k (see Notes)
+                warnings.warn(
+                    f"Proportions: bag {self.bags[k].item()!r} ({n_k[k]} points) has p_k = "
+                    f"{float(p[k])!r}, i.e. {target:.10g} positives; read as the rounding of "
+                    f"{nearest}/{n_k[k]}.", UserWarning, stacklevel=2)
+                self.min_positive[k] = self.max_positive[k] = nearest
+                continue
             needed = min(target - math.floor(target), math.ceil(target) - target) / n_k[k]
             raise ValueError(
                 f"Bag {self.bags[k].item()!r} ({n_k[k]} points) admits no labeling: its "
                 f"number of positives must lie in [n_k(p_k − eps), n_k(p_k + eps)] = "
-                f"[{n_k[k] * (p[k] - self.eps):g}, {n_k[k] * (p[k] + self.eps):g}] "
-                f"(p_k={p[k]:g}, eps={self.eps:g}), which holds no integer. Check "
+                f"[{n_k[k] * (p[k] - self.eps):.10g}, {n_k[k] * (p[k] + self.eps):.10g}] "
+                f"(p_k={float(p[k])!r}, eps={self.eps:g}), which holds no integer. Check "
                 f"`proportions` or use `eps` >= {needed:.3g}."
             )
         self.symmetric = bool(np.all(self.min_positive + self.max_positive == n_k))
@@ -747,6 +771,13 @@ class Proportions(LabelSet):
         self._set_count_constraints(
             np.zeros(self.n_samples, dtype=np.int64),
             list(zip(members, self.min_positive, self.max_positive)))
+
+    @staticmethod
+    def _half_last_decimal(value):
+        """Half a unit in the last decimal of ``value``'s shortest representation:
+        ``0.17 → 0.005``, ``0.5 → 0.05``, ``1/3 → 5e-17``."""
+        digits = np.format_float_positional(float(value), unique=True, trim="-")
+        return 0.5 * 10.0 ** -len(digits.partition(".")[2])
 
     @property
     def n_bags(self):

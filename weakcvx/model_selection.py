@@ -30,6 +30,9 @@ True
 from __future__ import annotations
 
 import numbers
+import re
+import warnings
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
@@ -38,14 +41,72 @@ from sklearn.utils import check_random_state
 __all__ = ["bag_targets", "check_bags", "bag_proportion_error", "bag_error_scorer", "BagKFold"]
 
 
+def _as_mapping(proportions):
+    """``proportions`` as a dict ``{bag id: p}`` when it is mapping-like, else None.
+
+    Mapping-like: a :class:`collections.abc.Mapping`, or a labelled 1-D container such as a
+    pandas Series (an ``index`` attribute that is not a method, and ``to_dict`` or ``items``),
+    duck-typed so that pandas is not needed.
+    """
+    if isinstance(proportions, Mapping):
+        return dict(proportions)
+    index = getattr(proportions, "index", None)
+    if (index is None or callable(index) or isinstance(proportions, np.ndarray)
+            or not (hasattr(proportions, "to_dict") or hasattr(proportions, "items"))):
+        return None
+    if getattr(proportions, "ndim", 1) != 1:
+        raise ValueError(f"`proportions` must be 1-D (one proportion per bag id). Got a "
+                         f"{type(proportions).__name__} of shape "
+                         f"{getattr(proportions, 'shape', '?')} instead.")
+    keys = list(index)
+    try:
+        values = np.asarray(proportions, dtype=float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`proportions` must be numeric. Got {proportions!r}.") from exc
+    if len(set(keys)) != len(keys):
+        seen, duplicated = set(), []
+        for key in keys:
+            if key in seen:
+                duplicated.append(key)
+            seen.add(key)
+        raise ValueError(f"`proportions` must give one proportion per bag id: its index has "
+                         f"duplicated bag ids {duplicated[:5]}.")
+    return dict(zip(keys, values))
+
+
+def _natural_key(text):
+    """Sort key reading runs of digits as numbers: ``"bag2" < "bag10"``."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", str(text)) if part]
+
+
+def _warn_unnatural_string_order(ids):
+    """Warn when positional proportions meet string bag ids whose sorted (lexicographic)
+    order is not their natural order, e.g. ``"bag10" < "bag2"``."""
+    if ids.dtype.kind not in "US" and not (ids.dtype == object and all(
+            isinstance(i, str) for i in ids.tolist())):
+        return
+    names = [str(i) for i in ids.tolist()]
+    natural = sorted(names, key=_natural_key)
+    if natural != names:
+        first = next(i for i, (a, b) in enumerate(zip(names, natural)) if a != b)
+        warnings.warn(f"`proportions` is read in the order of the sorted bag ids, and the bag "
+                      f"ids are strings whose sorted order is not their natural order "
+                      f"(position {first} is {names[first]!r}, not {natural[first]!r}). "
+                      f"Pass `proportions` as a mapping {{bag id: proportion}} (a dict or a "
+                      f"pandas Series indexed by bag id) to avoid any ambiguity.",
+                      UserWarning, stacklevel=3)
+
+
 def _bag_proportions_from_dict(bags, proportions):
     """Proportions given as ``{bag id: p}``: one entry per bag, no bag without rows."""
     present = set(np.unique(bags).tolist())
     keys = set(proportions)
     missing = sorted(present - keys, key=repr)
     if missing:
-        raise ValueError(f"`proportions` must give a proportion for every bag id in `bags`. "
-                         f"Bag ids {missing[:5]} have no proportion.")
+        raise ValueError(f"`proportions` must give a proportion for every bag id in `bags` "
+                         f"(a mapping or a Series is matched by its keys / index, not by "
+                         f"position). Bag ids {missing[:5]} have no proportion.")
     empty = sorted(keys - present, key=repr)
     if empty:
         raise ValueError(f"`proportions` names bags with no rows (empty bags): {empty[:5]}. "
@@ -61,9 +122,13 @@ def check_bags(bags, proportions, n_samples):
     bags : array-like of shape (n_samples,) or (n_samples, 2)
         Bag id of each row; or the two-column targets of :func:`bag_targets` (then
         ``proportions`` must be None).
-    proportions : array-like of shape (n_bags,), dict or None
-        Fraction of positives of each bag, in the order of the sorted unique bag ids, or a
-        mapping ``{bag id: proportion}``.
+    proportions : array-like of shape (n_bags,), mapping or None
+        Fraction of positives of each bag: a mapping ``{bag id: proportion}`` (a ``dict``, any
+        :class:`collections.abc.Mapping`, or a labelled 1-D container such as a pandas
+        ``Series`` whose index holds the bag ids, in any order), or a plain sequence / array
+        read *positionally* in the order of the sorted unique bag ids (``np.unique``). With
+        string ids that order is lexicographic (``"bag10"`` before ``"bag2"``): a
+        ``UserWarning`` is raised when it differs from the natural order; pass a mapping then.
     n_samples : int
 
     Returns
@@ -85,6 +150,8 @@ def check_bags(bags, proportions, n_samples):
     >>> ids, index, p = check_bags([3, 1, 3], {1: 0.0, 3: 0.5}, 3)
     >>> ids.tolist(), index.tolist(), p.tolist()
     ([1, 3], [1, 0, 1], [0.0, 0.5])
+    >>> check_bags(["b2", "b10", "b2"], {"b10": 1.0, "b2": 0.5}, 3)[2].tolist()
+    [1.0, 0.5]
     """
     if bags is None:
         raise ValueError("`bags` is required: the bag id of each row of X (or the two-column "
@@ -118,16 +185,19 @@ def check_bags(bags, proportions, n_samples):
         raise ValueError("`proportions` is required: the fraction of positives of each bag.")
     ids, index = np.unique(arr, return_inverse=True)
     index = index.ravel()
-    if isinstance(proportions, dict):
-        p = _bag_proportions_from_dict(arr, proportions)
+    mapping = _as_mapping(proportions)
+    if mapping is not None:
+        p = _bag_proportions_from_dict(arr, mapping)
     else:
+        _warn_unnatural_string_order(ids)
         try:
             p = np.asarray(proportions, dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"`proportions` must be numeric. Got {proportions!r}.") from exc
         if p.ndim != 1 or p.shape[0] != len(ids):
             raise ValueError(f"`proportions` must have one entry per bag ({len(ids)} bags, in "
-                             f"the order of the sorted bag ids). Got shape {p.shape} instead.")
+                             f"the order of the sorted bag ids, or a mapping {{bag id: "
+                             f"proportion}}). Got shape {p.shape} instead.")
     _check_proportion_values(p)
     return ids, index, p
 
