@@ -15,8 +15,7 @@ from sklearn.datasets import load_digits
 
 import weakcvx as wc
 
-X, y = load_digits(return_X_y=True)
-X = (X - X.mean(0)) / (X.std(0) + 1e-12)
+X, y = load_digits(return_X_y=True)  # raw pixels 0..16: PartialLabelSVM standardizes them
 rng = np.random.default_rng(0)
 order = rng.permutation(len(y))
 labeled, test = order[:100], order[1000:]

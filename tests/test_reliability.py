@@ -373,7 +373,8 @@ def test_semi_supervised_targets_fit_or_name_y(y):
 @settings(max_examples=30, deadline=None)
 @given(C=hnp.arrays(np.int64, (N, 3), elements=st.integers(0, 2)))
 def test_candidate_matrices_fit_or_name_candidates(C):
-    ok = C.max() <= 1 and np.all(C.sum(axis=1) >= 1)
+    # a matrix whose rows are all the same set carries no information (check_informative)
+    ok = C.max() <= 1 and np.all(C.sum(axis=1) >= 1) and not np.all(C == C[0])
     if ok:
         est = wc.PartialLabelSVM(max_iter=2, random_state=0).fit(X, C)
         assert set(np.unique(est.predict(X))) <= {0, 1, 2}

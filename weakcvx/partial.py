@@ -42,6 +42,7 @@ from .result import SolveResult, SolverError
 
 __all__ = [
     "check_candidates",
+    "check_informative",
     "pl_losses",
     "pl_objective",
     "pl_pegasos_linear",
@@ -82,9 +83,11 @@ def check_candidates(candidates, n_samples=None, n_classes=None, name="candidate
     elif C.dtype.kind in "iuf" and np.all(np.isin(C, (0, 1))):
         C = C.astype(bool)
     else:
-        raise ValueError(f"`{name}` must be boolean-like (bool, or numbers 0/1). Got dtype "
-                         f"{C.dtype}" + (" with values other than 0 and 1."
-                                         if C.dtype.kind in "iuf" else "."))
+        raise ValueError(f"`{name}` must be boolean-like (bool, or numbers 0/1), one column per "
+                         f"class. Got dtype {C.dtype}"
+                         + (" with values other than 0 and 1" if C.dtype.kind in "iuf" else "")
+                         + ". Rows listing class labels (e.g. [0, 2]) are not an indicator "
+                         "matrix; give candidate sets as Python sets of labels instead.")
     if n_samples is not None and C.shape[0] != n_samples:
         raise ValueError(f"`{name}` must have one row per row of X ({n_samples}). Got "
                          f"{C.shape[0]} rows instead.")
@@ -99,6 +102,43 @@ def check_candidates(candidates, n_samples=None, n_classes=None, name="candidate
         raise ValueError(f"`{name}` must have at least one True per row (the true class is a "
                          f"candidate). Got {empty.size} all-False rows, the first at row "
                          f"{int(empty[0])}.")
+    return C
+
+
+def check_informative(C, name="candidates"):
+    """Refuse a candidate matrix whose rows are all the same set: it carries no information.
+
+    With the same candidate set ``S`` on every point, the PL loss only asks that some class of
+    ``S`` beat every class outside it: nothing tells the classes of ``S`` apart, and the classes
+    outside ``S`` never occur. (``S`` = all classes: every loss is 0 and ``W = 0`` is optimal;
+    ``|S| = 1``: a single class.) The usual cause is a list of label pairs such as
+    ``[[0, 1]] * n`` read as a 0/1 indicator matrix.
+
+    Parameters
+    ----------
+    C : bool ndarray of shape (n_samples, n_classes)
+        Output of :func:`check_candidates`.
+    name : str
+        Argument name used in the error message.
+
+    Raises
+    ------
+    ValueError
+        If every row of ``C`` is the same set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_informative(np.array([[True, False], [True, True]])).shape
+    (2, 2)
+    """
+    if C.shape[0] and np.all(C == C[0]):
+        labels = np.flatnonzero(C[0]).tolist()
+        raise ValueError(
+            f"`{name}` carry no information: every row has the same candidate set (columns "
+            f"{labels} of {C.shape[1]}). `{name}` is read as a boolean indicator matrix, one "
+            "column per class; if the rows list class labels (e.g. [[0, 1]] * n), give a list "
+            "of Python sets of labels instead, e.g. [{0, 1}, {1}, ...].")
     return C
 
 
@@ -155,6 +195,37 @@ def _check_lam(lam):
         raise ValueError(f"`lam` must be a positive finite number. Got {lam!r} instead.")
 
 
+def _n_epochs(n, batch_size, max_iter, min_steps):
+    """Epochs to run: ``max_iter``, or more when that gives fewer than ``min_steps`` steps.
+
+    PL-Pegasos converges as O(1/(λT)) in the number of steps T, not of epochs: 20 epochs of
+    batches of 64 are 40 steps on 105 points, too few to leave the huge first steps
+    (``η_1 = 1/λ``) behind."""
+    steps_per_epoch = int(np.ceil(n / batch_size))
+    return max(int(max_iter), int(np.ceil(min_steps / steps_per_epoch))), steps_per_epoch
+
+
+def _check_pegasos_budget(max_iter, batch_size, min_steps):
+    for name, value, low in (("max_iter", max_iter, 1), ("batch_size", batch_size, 1),
+                             ("min_steps", min_steps, 0)):
+        if int(value) != value or value < low:
+            raise ValueError(f"`{name}` must be an integer >= {low}. Got {value!r} instead.")
+
+
+def _warn_if_worse_than_zero(value, candidates, solver, n_steps, n_epochs):
+    """ConvergenceWarning when ``P(W) > P(0)``: the zero model (loss 1 on every informative
+    point, 0 on a point whose candidate set holds every class) is better than the answer."""
+    zero_value = float(np.mean(~candidates.all(axis=1)))
+    if value > zero_value:
+        warnings.warn(
+            f"solver {solver!r} stopped with status 'max_iter' after {n_steps} steps "
+            f"({n_epochs} epochs) at objective P(W) = {value:.6g}, above that of the zero model "
+            f"P(0) = {zero_value:.6g}: not converged. Raise the number of epochs (`max_iter`) "
+            f"or steps (`min_steps`), or standardize the features (PartialLabelSVM's "
+            f"`standardize=True`); the step 1/(λt) scales with max ||x||^2 / λ.",
+            ConvergenceWarning, stacklevel=3)
+
+
 def _steps(n, batch_size, max_iter, rng):
     """Mini-batches of ``max_iter`` epochs: each epoch a random permutation cut into batches."""
     for epoch in range(max_iter):
@@ -174,7 +245,7 @@ def _direction(y_plus, y_minus, violated, k):
 
 
 def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
-                      random_state=None, verbose=0):
+                      min_steps=0, center=None, random_state=None, verbose=0):
     r"""PL-Pegasos for the linear kernel (Nguyen & Caruana 2008, Algorithm 1), mini-batch.
 
     Step ``t`` draws a batch ``A_t`` (epochs of random permutations), sets ``η_t = 1/(λt)`` and
@@ -200,6 +271,12 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     average : bool
         Return the average of the iterates of the second half of the run (suffix averaging)
         instead of the last iterate; with few epochs and small λ the last iterate is noisy.
+    min_steps : int
+        Run more than ``max_iter`` epochs when they hold fewer than ``min_steps`` steps
+        (small data sets: ``ceil(n / batch_size)`` steps per epoch).
+    center : ndarray (d,) or None
+        Train on ``X − 1 centerᵀ`` without forming it, so that sparse ``X`` is centered and
+        stays sparse: scores ``X_b Wᵀ − 1 (W center)ᵀ``, steps ``A X_b − (A 1) centerᵀ``.
     random_state : int, RandomState or None
     verbose : int
         ≥ 1 logs the objective of the last iterate after every epoch (one extra pass each).
@@ -209,7 +286,14 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     SolveResult
         ``value`` = ``upper_bound`` = ``P(W)`` of the returned ``W``, ``labels`` = ``y⁺`` (the
         disambiguated class of every point), ``extra["coef"]`` = ``W`` (k, d), ``n_iter`` =
-        epochs, ``extra["n_steps"]``.
+        epochs run, ``extra["n_steps"]``.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``P(W)`` is above the objective of ``W = 0`` (1 when every candidate set is a proper
+        subset of the classes): unscaled features (the steps scale with ``max ‖x‖² / λ``) or too
+        few steps.
 
     Examples
     --------
@@ -221,50 +305,59 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     [0, 1, 0, 1]
     """
     _check_lam(lam)
+    _check_pegasos_budget(max_iter, batch_size, min_steps)
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
     n, d = X.shape
     k = candidates.shape[1]
     radius = 1.0 / np.sqrt(lam)
+    center = np.zeros(d) if center is None else np.asarray(center, dtype=float)
+    if center.shape != (d,):
+        raise ValueError(f"`center` must have one entry per column of X ({d}). Got shape "
+                         f"{center.shape} instead.")
     W = np.zeros((k, d))
     W_sum = np.zeros((k, d))
-    steps_per_epoch = int(np.ceil(n / batch_size))
-    n_steps = max_iter * steps_per_epoch
+    n_epochs, steps_per_epoch = _n_epochs(n, batch_size, max_iter, min_steps)
+    n_steps = n_epochs * steps_per_epoch
     avg_from = n_steps // 2 + 1 if average else n_steps
     history = []
     t = 0
-    for epoch, batch in _steps(n, batch_size, max_iter, rng):
+    for epoch, batch in _steps(n, batch_size, n_epochs, rng):
         t += 1
         Xb = X[batch]
-        S = np.asarray(Xb @ W.T)
+        S = np.asarray(Xb @ W.T) - W @ center
         y_plus, y_minus, margin = _best_pair(S, candidates[batch])
         eta = 1.0 / (lam * t)
         W *= 1.0 - eta * lam
         violated = margin < 1.0
         if violated.any():
-            W += (eta / batch.size) * np.asarray(_direction(y_plus, y_minus, violated, k) @ Xb)
+            A = _direction(y_plus, y_minus, violated, k)
+            W += (eta / batch.size) * (np.asarray(A @ Xb) - np.outer(A.sum(axis=1), center))
         norm = np.linalg.norm(W)
         if norm > radius:
             W *= radius / norm
         if t >= avg_from:
             W_sum += W
         if verbose and t % steps_per_epoch == 0:
-            value = pl_objective(np.asarray(X @ W.T), candidates, lam, np.sum(W * W))
+            value = pl_objective(np.asarray(X @ W.T) - W @ center, candidates, lam,
+                                 np.sum(W * W))
             history.append({"epoch": epoch + 1, "value": value})
             logger.info("PL-Pegasos epoch %d: P(W_t) = %.6g", epoch + 1, value)
     W_out = W_sum / (n_steps - avg_from + 1)
-    S = np.asarray(X @ W_out.T)
+    S = np.asarray(X @ W_out.T) - W_out @ center
     value = pl_objective(S, candidates, lam, np.sum(W_out * W_out))
     y_plus, _, _ = _best_pair(S, candidates)
+    _warn_if_worse_than_zero(value, candidates, "PL-Pegasos", n_steps, n_epochs)
     return SolveResult(method="pegasos", value=value, labels=y_plus, upper_bound=value,
-                       status="max_iter", message=f"{max_iter} epochs of PL-Pegasos",
-                       n_iter=max_iter, seconds=time.perf_counter() - t0, history=history,
+                       status="max_iter",
+                       message=f"{n_epochs} epochs ({n_steps} steps) of PL-Pegasos",
+                       n_iter=n_epochs, seconds=time.perf_counter() - t0, history=history,
                        extra={"coef": W_out, "n_steps": n_steps})
 
 
 def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
-                      random_state=None, verbose=0):
+                      min_steps=0, random_state=None, verbose=0):
     r"""Kernelised PL-Pegasos: ``w_c = Σ_i B_ic φ(x_i)``, one coefficient per (point, class).
 
     The same steps as :func:`pl_pegasos_linear` written on ``B`` (n, k): scores of a batch are
@@ -283,13 +376,18 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     ----------
     K : ndarray (n, n)
         Training kernel matrix (PSD). Memory is O(n²).
-    candidates, lam, max_iter, batch_size, average, random_state, verbose :
+    candidates, lam, max_iter, batch_size, average, min_steps, random_state, verbose :
         As in :func:`pl_pegasos_linear`.
 
     Returns
     -------
     SolveResult
         As :func:`pl_pegasos_linear`, with ``extra["dual_coef"]`` = ``B`` (n, k).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``P(W) > P(0)``, as in :func:`pl_pegasos_linear`.
 
     Examples
     --------
@@ -301,6 +399,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     [0, 1, 0, 1]
     """
     _check_lam(lam)
+    _check_pegasos_budget(max_iter, batch_size, min_steps)
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     K = np.asarray(K, dtype=float)
@@ -310,13 +409,13 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     B = np.zeros((n, k))
     B_sum = np.zeros((n, k))
     sq_norm = 0.0
-    steps_per_epoch = int(np.ceil(n / batch_size))
-    n_steps = max_iter * steps_per_epoch
+    n_epochs, steps_per_epoch = _n_epochs(n, batch_size, max_iter, min_steps)
+    n_steps = n_epochs * steps_per_epoch
     avg_from = n_steps // 2 + 1 if average else n_steps
     history = []
     t = 0
     last_epoch = 0
-    for epoch, batch in _steps(n, batch_size, max_iter, rng):
+    for epoch, batch in _steps(n, batch_size, n_epochs, rng):
         if epoch != last_epoch:  # exact ‖W‖² once per epoch
             sq_norm = float(np.sum(B * (K @ B)))
             last_epoch = epoch
@@ -354,9 +453,11 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     S = K @ B_out
     value = pl_objective(S, candidates, lam, np.sum(B_out * S))
     y_plus, _, _ = _best_pair(S, candidates)
+    _warn_if_worse_than_zero(value, candidates, "PL-Pegasos", n_steps, n_epochs)
     return SolveResult(method="pegasos", value=value, labels=y_plus, upper_bound=value,
-                       status="max_iter", message=f"{max_iter} epochs of kernel PL-Pegasos",
-                       n_iter=max_iter, seconds=time.perf_counter() - t0, history=history,
+                       status="max_iter",
+                       message=f"{n_epochs} epochs ({n_steps} steps) of kernel PL-Pegasos",
+                       n_iter=n_epochs, seconds=time.perf_counter() - t0, history=history,
                        extra={"dual_coef": B_out, "n_steps": n_steps})
 
 
