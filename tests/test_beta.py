@@ -10,12 +10,19 @@ Tolerances, tied to how each value is computed:
 """
 
 import pickle
+import subprocess
+import sys
+import warnings
 
 import cvxopt
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV
+from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -119,7 +126,7 @@ def test_libsvm_fast_path_agrees_with_cvxopt(seed):
     beta[rng.random(len(X)) < 0.3] = [0.0, 1.0]        # some one-hot rows: zero upper bounds
     c = rng.uniform(0.2, 5.0, size=len(X))
     ref = B.beta_svm_dual(K, beta, c)
-    fast = B.beta_svm_libsvm(K, beta, c, tol=1e-6)
+    fast = B.beta_svm_libsvm(K, beta, c, tol=1e-5)
     assert np.allclose(K @ fast.dual_coef + fast.intercept, K @ ref.dual_coef + ref.intercept,
                        atol=F_ATOL)
     assert fast.dual_objective == pytest.approx(ref.dual_objective, rel=OBJ_RTOL)
@@ -171,15 +178,20 @@ def test_cvxopt_global_options_untouched():
 # P2: feasibility and optimality against an independent LP solve
 
 
-def _p2_by_linprog(h, y_hat):
-    """The same LP in SciPy's own modelling (HiGHS interior point), variables β⁺ only."""
+def _p2_by_linprog(h, y_hat, positive_bounds=None):
+    """The same LP in SciPy's own modelling (HiGHS interior point), variables β⁺ only;
+    ``positive_bounds = (lo, hi)`` adds ``lo ≤ Σ β⁺ ≤ hi``."""
     hinge_pos, hinge_neg = np.maximum(0, 1 - h), np.maximum(0, 1 + h)
     # objective Σ β⁺ hinge(h) + (1 − β⁺) hinge(−h)
     cost = hinge_pos - hinge_neg
     # Σ β^{−ŷ}(−ŷ h) = 0: ŷ = +1 gives (1 − β⁺)(−h), ŷ = −1 gives β⁺ h; so Σ h β⁺ = Σ_{ŷ=+1} h
     rhs = np.sum(np.where(y_hat > 0, h, 0.0))
+    ub = {}
+    if positive_bounds is not None:
+        lo, hi = positive_bounds
+        ub = {"A_ub": np.vstack([np.ones(h.size), -np.ones(h.size)]), "b_ub": [hi, -lo]}
     res = linprog(cost, A_eq=h[None, :], b_eq=[rhs], bounds=[(0, 1)] * h.size,
-                  method="highs-ipm")
+                  method="highs-ipm", **ub)
     assert res.status == 0
     return res.fun + hinge_neg.sum()
 
@@ -205,6 +217,27 @@ def test_p2_feasible_and_optimal(seed):
     # an interior-point solver (ECOS) reaches the same optimum
     other = B.p2_step(h, beta, free, solver="ECOS")
     assert np.sum(H * other[idx]) == pytest.approx(value, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("fraction", [0.1, 0.5, 0.9])
+def test_p2_balance_bound_feasible_and_optimal(seed, fraction):
+    # Σ β⁺ must lie between fraction·m and #{ŷ = +1}; β one-hot on ŷ is feasible, so the LP
+    # always has a solution, and its value matches an independent solve with the same bound
+    rng = np.random.default_rng(seed)
+    m = 50
+    h = rng.normal(scale=1.5, size=m)
+    beta = np.where(rng.random((m, 1)) < 0.6, [0.0, 1.0], [1.0, 0.0])
+    beta[:3] = rng.dirichlet([1, 1], size=3)
+    out = B.p2_step(h, beta, positive_fraction=fraction)
+    y_hat = B._estimated_labels(beta[:, 1], h)
+    lo, hi = sorted([fraction * m, float(np.sum(y_hat > 0))])
+    assert lo - 1e-7 <= out[:, 1].sum() <= hi + 1e-7
+    H, A = B.P2Problem.coefficients(h, y_hat)
+    assert abs(np.sum(A * out)) < 1e-8
+    assert np.sum(H * out) == pytest.approx(_p2_by_linprog(h, y_hat, (lo, hi)), rel=LP_RTOL)
+    # the bound can only cost: the paper's P2 is the relaxation without it
+    assert np.sum(H * B.p2_step(h, beta)) <= np.sum(H * out) + 1e-9
 
 
 def test_p2_tie_rule_and_self_training_collapse():
@@ -275,6 +308,42 @@ def test_proportions_init():
     assert clf.score(X, (y > 0).astype(int)) > 0.9
 
 
+def test_proportions_from_bag_targets_and_mappings():
+    X, y = _blobs(16, n=60, shift=1.5)
+    bags = np.repeat(np.arange(6), 10)
+    props = np.array([0.1, 0.3, 0.4, 0.6, 0.7, 0.9])
+    targets = wc.model_selection.bag_targets(bags, props)
+    beta0 = B.beta_from_proportions(bags, props)
+    assert np.allclose(beta0[:, 1], props[bags])
+    assert np.allclose(B.beta_from_proportions(targets), beta0)
+    # a mapping bag id -> p is read by id, not by position
+    shuffled = {int(k): float(props[k]) for k in [5, 2, 0, 4, 1, 3]}
+    assert np.allclose(B.beta_from_proportions(bags, shuffled), beta0)
+    ref = wc.BetaSVM(init="proportions", kernel="linear").fit(X, bags=bags, proportions=props)
+    for kwargs in ({"y": targets}, {"bags": targets}):
+        est = wc.BetaSVM(init="proportions", kernel="linear").fit(X, **kwargs)
+        assert np.allclose(est.decision_function(X), ref.decision_function(X))
+        assert np.array_equal(est.beta_, ref.beta_)
+
+
+def test_proportions_grid_search_with_bag_folds():
+    X, y = _blobs(17, n=80, shift=1.5)
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    bags = np.empty(80, int)
+    bags[pos] = np.arange(40) % 8
+    bags[neg] = np.arange(40) % 8
+    rng = np.random.default_rng(0)
+    keep = rng.random(80) < 0.75                      # uneven bags: proportions vary
+    X, bags, y = X[keep], bags[keep], y[keep]
+    props = np.array([np.mean(y[bags == k] > 0) for k in range(8)])
+    search = GridSearchCV(wc.BetaSVM(init="proportions", kernel="linear"), {"C": [1.0, 10.0]},
+                          scoring=wc.model_selection.bag_error_scorer,
+                          cv=wc.model_selection.BagKFold(4, random_state=0))
+    search.fit(X, wc.model_selection.bag_targets(bags, props))
+    assert search.best_params_["C"] in (1.0, 10.0)
+    assert np.all(search.cv_results_["mean_test_score"] <= 0)   # minus a bag error
+
+
 def test_beta_from_votes():
     votes = np.array([["a", "b", "b"], ["a", "a", "?"], ["?", "?", "?"]])
     beta, classes = B.beta_from_votes(votes, missing="?")
@@ -284,6 +353,115 @@ def test_beta_from_votes():
     assert np.allclose(B.beta_from_votes(fv)[0], [[0, 1], [1, 0]])
     with pytest.raises(ValueError, match="exactly two classes"):
         B.beta_from_votes([[1, 2, 3]])
+
+
+def test_non_convergence_warns_with_change_and_eps():
+    X, y = _blobs(19, n=60, shift=0.6)
+    yn = np.where(np.random.default_rng(0).random(60) < 0.3, -y, y)
+    with pytest.warns(ConvergenceWarning, match=r"status 'max_iter'.*change .* > ε"):
+        clf = wc.BetaSVM(init="knn", max_iter=1, tol=0.0).fit(X, yn)
+    assert not clf.converged_ and clf.status_ == "max_iter"
+    last = clf.history_[-1]
+    assert last["change"] > last["eps"]
+    # max_iter=0 asks for P1 only: nothing to converge, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        wc.BetaSVM(init="knn", max_iter=0).fit(X, yn)
+
+
+def _cycling_knn_problem():
+    """Noisy labels on which the paper's alternation settles into a 2-cycle (measured)."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+    X, y = make_classification(400, 10, n_informative=4, random_state=0)
+    X, _, y, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    X = StandardScaler().fit_transform(X)
+    return X, wc.datasets.make_label_noise(y, 0.1, random_state=0)
+
+
+def test_cycle_is_detected_and_best_iterate_of_cycle_returned():
+    X, yn = _cycling_knn_problem()
+    K = kernels.rbf(X, gamma="mean_distance")
+    beta0 = B.beta_from_knn(X, np.where(yn > 0, 1.0, -1.0))
+    with pytest.warns(ConvergenceWarning, match="status 'cycle'"):
+        res = B.beta_iterate(K, beta0, 10.0, max_iter=60)
+    assert res.status == "cycle" and not res.converged
+    assert res.n_iter < 60                            # stopped once the cycle was seen
+    # the returned hypothesis is trained on the returned β and is the cycle's best iterate
+    again = B.fit_beta_svm(K, res.beta, 10.0)
+    assert again.dual_objective == pytest.approx(res.solution.dual_objective, rel=OBJ_RTOL)
+    period_objectives = [h["objective"] for h in res.history[-2:]]
+    assert res.solution.dual_objective == pytest.approx(min(period_objectives), rel=1e-12)
+
+
+def _one_label_per_class(seed):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(seed)
+    lab = np.r_[rng.choice(np.flatnonzero(y == 0), 1), rng.choice(np.flatnonzero(y == 1), 1)]
+    y_semi = np.full(len(y), -1)
+    y_semi[lab] = y[lab]
+    return X, y, y_semi
+
+
+def test_one_label_per_class_does_not_collapse():
+    # measured: with the paper's P2 this seed drifts to 100% positives (accuracy 0.63) ...
+    X, y, y_semi = _one_label_per_class(3)
+    with pytest.warns(UserWarning, match="as one class although"):
+        paper = wc.BetaSVM(positive_fraction=None).fit(X, y_semi)
+    assert min(np.mean(paper.predict(X)), 1 - np.mean(paper.predict(X))) < 0.01
+    # ... the balance bound keeps both classes and a clearly better accuracy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf = wc.BetaSVM().fit(X, y_semi)
+    frac = np.mean(clf.predict(X))
+    assert 0.05 < frac < 0.95
+    assert clf.score(X, y) > paper.score(X, y) + 0.05
+
+
+def test_libsvm_iteration_limit_falls_back_to_cvxopt():
+    X, y = _blobs(20, n=60)
+    K = kernels.linear(X)
+    beta = np.random.default_rng(1).dirichlet([1, 1], size=60)
+    with pytest.raises(wc.SolverError, match="max_iter"):
+        B.beta_svm_libsvm(K, beta, 10.0, max_iter=5)
+    with pytest.warns(ConvergenceWarning, match="'libsvm' stopped with status 'max_iter'"):
+        res = B.beta_iterate(K, beta, 10.0, max_iter=2, svm_max_iter=5)
+    assert res.solver == "cvxopt"
+    ref = B.beta_iterate(K, beta, 10.0, max_iter=2, solver="cvxopt")
+    assert np.allclose(res.beta, ref.beta)
+    assert res.solution.dual_objective == pytest.approx(ref.solution.dual_objective,
+                                                        rel=OBJ_RTOL)
+
+
+def test_unscaled_linear_kernel_warns():
+    X, y = _blobs(21, n=40)
+    with pytest.warns(UserWarning, match="Standardize the features"):
+        wc.BetaSVM(init="knn", kernel="linear", max_iter=0).fit(1e3 * X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        wc.BetaSVM(init="knn", kernel="linear", max_iter=0).fit(X, y)
+
+
+def test_fit_prints_nothing(capfd):
+    X, y = _blobs(22, n=40)
+    y_semi = np.where(np.arange(40) % 5 == 0, (y > 0).astype(int), -1)
+    wc.BetaSVM(max_iter=3).fit(X, y_semi)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_first_fit_of_a_process_prints_nothing():
+    # the banner of a solver library is printed once per process: check a fresh one
+    code = ("import numpy as np, warnings, weakcvx as wc\n"
+            "warnings.simplefilter('ignore')\n"
+            "X = np.random.RandomState(0).randn(40, 3); y = (X[:, 0] > 0).astype(int)\n"
+            "y[::2] = -1\n"
+            "wc.BetaSVM(max_iter=3).fit(X, y)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
 
 
 def test_cvxopt_and_libsvm_estimators_agree_on_first_fit():
@@ -336,6 +514,8 @@ def test_bad_beta(beta, match):
     ("ssl", {"y": np.r_[0, 1, -np.ones(8)].astype(int), "beta": np.full((10, 2), 0.5)},
      "only used with init='given'"),
     ("proportions", {"bags": np.zeros(10), "proportions": [0.5, 0.5]}, "one entry per bag"),
+    ("proportions", {"bags": np.zeros(10), "proportions": [1.5]}, r"lie in \[0, 1\]"),
+    ("ssl", {"y": np.r_[1, 1, -np.ones(8)].astype(int)}, "-1 is the marker of unlabeled"),
 ])
 def test_bad_init_arguments(init, kwargs, match):
     X, _ = _blobs(17, n=10)

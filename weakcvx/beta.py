@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .model_selection import check_bags
 from .result import SolverError
 
 __all__ = [
@@ -69,8 +70,21 @@ FREE_RTOL = 1e-5
 CVXOPT_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10,
                   "maxiters": 200}
 
-#: P2 solver, chosen by measurement (see :func:`p2_step`).
-P2_SOLVER = "HIGHS"
+#: P2 solver, chosen by measurement (see :func:`p2_step`): CVXPY's "SCIPY" interface, i.e. SciPy's
+#: own HiGHS build, whose dual simplex returns a vertex like highspy but prints nothing (highspy
+#: writes a licence banner to stdout on the first solve of every process).
+P2_SOLVER = "SCIPY"
+
+#: Options passed with each P2 solve, per CVXPY solver name.
+P2_SOLVER_OPTIONS = {"SCIPY": {"scipy_options": {"method": "highs-ds"}}}
+
+#: Iteration limit of LIBSVM in :func:`beta_svm_libsvm`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m
+#: active multipliers. Measured on breast_cancer (n = 569, m ≈ 920 active multipliers, k-NN β of
+#: 20% noisy labels): standardized features need 5e3 SMO iterations with the RBF kernel, 4e4
+#: (C = 1), 8e5 (C = 10) and more than 1e7 (C = 100; 2.3 s) with the linear kernel; raw features
+#: with the linear kernel (kernel diagonal up to 2.5e7) about 1.7e7 (72 s). Past the limit
+#: :func:`beta_iterate` falls back to CVXOPT (17 s on the raw case, 1.7 s standardized).
+LIBSVM_MAX_ITER = 10_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,7 +311,7 @@ def beta_svm_dual(K, beta, C=1.0, solver_options=None):
                      {"equality_multiplier": float(sol["y"][0]), "iterations": sol["iterations"]})
 
 
-def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5):
+def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5, max_iter=None):
     r"""Solve the β-SVM dual as a weighted standard SVM (the fast path).
 
     The dual of :func:`beta_svm_dual` is exactly the dual of a soft-margin SVM with offset on the
@@ -312,10 +326,19 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5):
     K, beta, C : as in :func:`beta_svm_dual`.
     tol : float, default=1e-5
         LIBSVM's stopping tolerance on the maximal KKT violation.
+    max_iter : int or None, default=None
+        LIBSVM's iteration limit; None means ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m active
+        multipliers (see :data:`LIBSVM_MAX_ITER`). Features on very different scales (a linear
+        kernel with a huge diagonal) are what makes SMO slow: standardize them first.
 
     Returns
     -------
     BetaSVMSolution
+
+    Raises
+    ------
+    SolverError
+        With status ``"max_iter"`` when LIBSVM stops at its iteration limit.
 
     Examples
     --------
@@ -331,7 +354,10 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5):
     if degenerate is not None:
         return degenerate
     n = K.shape[0]
-    svc = SVC(kernel="precomputed", C=1.0, tol=tol, shrinking=True, cache_size=500)
+    if max_iter is None:
+        max_iter = max(LIBSVM_MAX_ITER, 10_000 * rows.size)
+    svc = SVC(kernel="precomputed", C=1.0, tol=tol, shrinking=True, cache_size=500,
+              max_iter=int(max_iter))
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:
@@ -347,9 +373,10 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5):
     return sol
 
 
-def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None):
+def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None,
+                 max_iter=None):
     """Solve P1 with ``solver`` in {"libsvm", "cvxopt"}; see :func:`beta_svm_libsvm` and
-    :func:`beta_svm_dual`.
+    :func:`beta_svm_dual` (``max_iter`` is LIBSVM's iteration limit).
 
     Examples
     --------
@@ -359,7 +386,7 @@ def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None)
     array([-1.,  1.])
     """
     if solver == "libsvm":
-        return beta_svm_libsvm(K, beta, C, tol=tol)
+        return beta_svm_libsvm(K, beta, C, tol=tol, max_iter=max_iter)
     if solver == "cvxopt":
         return beta_svm_dual(K, beta, C, solver_options=solver_options)
     raise ValueError(f"`solver` must be 'libsvm' or 'cvxopt'. Got {solver!r} instead.")
@@ -407,7 +434,8 @@ class P2Problem:
 
     (paper §3, P2 with the hinge loss), where ``h_i = h(x_i)`` and ``ŷ`` comes from the current
     β (see :func:`p2_step`). The loss matrix ``H`` and the constraint coefficients ``A``
-    (``A_{i,σ} = −ŷ_i h_i`` for σ = −ŷ_i, else 0) are CVXPY Parameters.
+    (``A_{i,σ} = −ŷ_i h_i`` for σ = −ŷ_i, else 0) are CVXPY Parameters. With ``balance=True``
+    the LP also has ``lo ≤ Σ_i β_i⁺ ≤ hi`` (Parameters too; see :func:`p2_step`).
 
     Parameters
     ----------
@@ -415,6 +443,8 @@ class P2Problem:
         Number of free rows.
     solver : str
         CVXPY solver name (default :data:`P2_SOLVER`).
+    balance : bool, default=False
+        Whether to add the bounds on ``Σ_i β_i⁺``.
 
     Examples
     --------
@@ -425,11 +455,12 @@ class P2Problem:
     True
     """
 
-    def __init__(self, m, solver=None):
+    def __init__(self, m, solver=None, balance=False):
         import cvxpy as cp
 
         self.m = m
         self.solver = solver or P2_SOLVER
+        self.balance = balance
         self.beta = cp.Variable((m, 2), name="beta")
         self.H = cp.Parameter((m, 2), name="hinge")
         self.A = cp.Parameter((m, 2), name="constraint")
@@ -437,6 +468,11 @@ class P2Problem:
         constraints = [cp.sum(cp.multiply(self.beta, self.A)) == 0,  # Σ β^{−ŷ}(−ŷ h) = 0
                        cp.sum(self.beta, axis=1) == 1,               # β⁻ + β⁺ = 1
                        self.beta >= 0]
+        if balance:
+            self.lo = cp.Parameter(name="positive_lower")
+            self.hi = cp.Parameter(name="positive_upper")
+            n_positive = cp.sum(self.beta[:, 1])
+            constraints += [n_positive >= self.lo, n_positive <= self.hi]
         self.problem = cp.Problem(cp.Minimize(risk), constraints)
 
     @staticmethod
@@ -448,12 +484,22 @@ class P2Problem:
         A[np.arange(h.size), col] = -y_hat * h
         return H, A
 
-    def solve(self, h, y_hat, solver_options=None):
-        """Return the optimal β (m×2) for decision values ``h`` and labels ``ŷ``."""
+    def solve(self, h, y_hat, solver_options=None, positive_bounds=None):
+        """Return the optimal β (m×2) for decision values ``h`` and labels ``ŷ``.
+
+        ``positive_bounds = (lo, hi)`` bounds ``Σ_i β_i⁺`` (problems built with
+        ``balance=True`` only); ``solver_options`` override :data:`P2_SOLVER_OPTIONS`.
+        """
         self.H.value, self.A.value = self.coefficients(np.asarray(h, float),
                                                        np.asarray(y_hat, float))
+        if self.balance:
+            if positive_bounds is None:
+                raise ValueError("`positive_bounds` is required by a P2Problem built with "
+                                 "balance=True. Got None.")
+            self.lo.value, self.hi.value = (float(v) for v in positive_bounds)
+        options = {**P2_SOLVER_OPTIONS.get(self.solver, {}), **(solver_options or {})}
         try:
-            self.problem.solve(solver=self.solver, **(solver_options or {}))
+            self.problem.solve(solver=self.solver, **options)
         except Exception as exc:  # cvxpy.error.SolverError and solver crashes
             raise SolverError(self.solver, "error", f"P2 linear program: {exc}") from exc
         status = self.problem.status
@@ -466,22 +512,31 @@ class P2Problem:
         return B / B.sum(axis=1, keepdims=True)
 
 
-def p2_step(h, beta, free=None, solver=None, problem=None):
+def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=None):
     r"""The β update P2 of the paper's §3 (hinge loss) over the free rows of β.
 
     ``ŷ_i = sign(β_i⁺ − ½)`` with ties broken by ``sign(h_i)``: with ŷ = sign(h) everywhere
     the equality would force β one-hot on the prediction (self-training); the β-based estimate
     lets P2 trade label changes against the constraint. Fixed rows keep their β.
 
-    Solver: HiGHS by default, chosen by measurement (``measure_p2_solvers`` in
-    :mod:`weakcvx.bench.beta`; one compiled parametrised problem re-solved, m free rows, median
-    of 5 solves on this 2-core machine): m = 200: ECOS 2.8 ms, Clarabel 3.7 ms, HiGHS 4.5 ms;
-    m = 1000: ECOS 9 ms, Clarabel 12 ms, HiGHS 29 ms. The interior-point solvers stop inside the
-    face of optimal solutions (up to 4 fractional rows, equality residual ~1e−10, objective
-    ~1e−9 relative above), HiGHS's simplex on a vertex (one fractional row, as an LP with one
-    coupling equality must have; residual ~1e−14). A β row left at ½ ± 1e−7 would make ŷ a
-    coin toss at the next step, so exactness wins over ≤ 20 ms per step; pass
-    ``solver="ECOS"`` for speed.
+    With ``positive_fraction = r`` the step may not move the class balance of the free rows
+    away from r: ``Σ_i β_i⁺`` must lie between ``r·m`` and ``#{i: ŷ_i = +1}`` (m free rows).
+    The bound is always feasible (β one-hot on ŷ meets the equality and sits on the second
+    end), and it stops the drift measured without it: on standardized breast_cancer with one
+    labeled point per class, the paper's P2 moves β⁺ of the unlabeled points a few rows per
+    step towards one class until 2 of 4 seeds predict 99–100% positives (accuracy 0.63).
+
+    Solver: SciPy's HiGHS dual simplex through CVXPY by default, chosen by measurement (one
+    compiled parametrised problem re-solved, m free rows, median of 7 solves on this 2-core
+    machine, as in :func:`weakcvx.bench.beta.measure_p2_solvers`): m = 200:
+    ECOS 1.9 ms, highspy 3.1 ms, SciPy-HiGHS 4.0 ms; m = 1000: ECOS 6.5 ms, SciPy-HiGHS
+    12.5 ms, highspy 16.9 ms. The interior-point solvers stop inside the face of optimal
+    solutions (up to 8 fractional rows at m = 1000, objective ~1e−9 relative above), the
+    simplex on a vertex (one fractional row, as an LP with one coupling equality must have;
+    highspy and SciPy-HiGHS return the same vertex). A β row left at ½ ± 1e−7 would make ŷ a
+    coin toss at the next step, so exactness wins over a few ms per step; SciPy's build is
+    preferred to highspy (``solver="HIGHS"``) because highspy prints a banner to stdout on the
+    first solve of each process. Pass ``solver="ECOS"`` for speed.
 
     Parameters
     ----------
@@ -494,7 +549,10 @@ def p2_step(h, beta, free=None, solver=None, problem=None):
     solver : str or None
         CVXPY solver; ignored when ``problem`` is given.
     problem : P2Problem or None
-        A compiled problem of the right size, to reuse across iterations.
+        A compiled problem of the right size, to reuse across iterations (built with
+        ``balance=True`` when ``positive_fraction`` is given).
+    positive_fraction : float in [0, 1] or None
+        Target fraction of positives among the free rows; None is the paper's P2.
 
     Returns
     -------
@@ -514,9 +572,14 @@ def p2_step(h, beta, free=None, solver=None, problem=None):
     out = beta.copy()
     if idx.size == 0:
         return out
-    problem = problem or P2Problem(idx.size, solver)
+    balance = positive_fraction is not None
+    problem = problem or P2Problem(idx.size, solver, balance=balance)
     y_hat = _estimated_labels(beta[idx, 1], h[idx])
-    out[idx] = problem.solve(h[idx], y_hat)
+    bounds = None
+    if balance:
+        target, current = positive_fraction * idx.size, float(np.sum(y_hat > 0))
+        bounds = (min(target, current), max(target, current))
+    out[idx] = problem.solve(h[idx], y_hat, positive_bounds=bounds)
     return out
 
 
@@ -526,7 +589,12 @@ def p2_step(h, beta, free=None, solver=None, problem=None):
 
 @dataclass
 class BetaIterationResult:
-    """Outcome of :func:`beta_iterate`: the last hypothesis and the β it was trained on."""
+    """Outcome of :func:`beta_iterate`: the last hypothesis and the β it was trained on.
+
+    ``status`` is ``"converged"``, ``"max_iter"`` or ``"cycle"`` (β came back to an earlier
+    value, so the deterministic alternation would repeat forever); ``solver`` is the P1 solver
+    of the returned hypothesis (``"cvxopt"`` after a fallback).
+    """
 
     solution: BetaSVMSolution
     beta: np.ndarray
@@ -534,20 +602,40 @@ class BetaIterationResult:
     converged: bool
     history: list
     seconds: float
+    status: str = "converged"
+    solver: str = "libsvm"
 
 
 def _rkhs_norm(K, coef):
     return float(np.sqrt(max(coef @ K @ coef, 0.0)))
 
 
+def _distance(K, a, b):
+    """‖h_a − h_b‖ with ‖h‖² = θᵀθ + b² (the paper's stopping distance)."""
+    d = a.dual_coef - b.dual_coef
+    return float(np.sqrt(max(d @ K @ d, 0.0) + (a.intercept - b.intercept) ** 2))
+
+
+#: Earlier iterates kept to detect a cycle of the alternation (periods 1 to CYCLE_MEMORY).
+CYCLE_MEMORY = 4
+
+
 def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5,
-                 solver="libsvm", p2_solver=None, svm_tol=1e-5, verbose=0):
+                 solver="libsvm", p2_solver=None, svm_tol=1e-5, verbose=0,
+                 positive_fraction=None, svm_max_iter=None):
     r"""The iterative β-SVM (paper §3): alternate P1 (fit the β-SVM) and P2 (update β).
 
     ``h⁰ = P1(β⁰)``; then for t = 1, 2, …: ``βᵗ = P2(hᵗ⁻¹, βᵗ⁻¹)``, ``hᵗ = P1(βᵗ)``, until the
     hypothesis stabilises, ``‖hᵗ − hᵗ⁻¹‖ ≤ ε = tol_abs + tol·‖hᵗ‖`` (the paper's
     ε = 1e−5 + 1e−3‖h‖, with ``‖h‖² = θᵀθ + b²`` in the RKHS), or β stops changing, or after
     ``max_iter`` P2 steps. The returned hypothesis was trained on the returned β.
+
+    The paper gives no convergence guarantee and the alternation can cycle (measured: a 2-cycle
+    on 3 of 20 k-NN noisy-label fits of standardized UCI-like data). When hᵗ is within ε of
+    h^{t−p} for some 2 ≤ p ≤ :data:`CYCLE_MEMORY` the iteration stops with status ``"cycle"``
+    and returns the iterate of the cycle with the lowest P1 objective; it warns
+    (``ConvergenceWarning``) whenever it stops without meeting ε, naming the final change and
+    ε.
 
     Parameters
     ----------
@@ -559,15 +647,22 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
     free : boolean ndarray (n,) or None
         Rows of β that P2 updates (semi-supervised: the unlabeled rows); all when None.
     max_iter : int, default=20
+        P2 steps; 0 fits P1 on β⁰ only (no warning).
     tol, tol_abs : float
         Relative and absolute parts of ε.
     solver : {"libsvm", "cvxopt"}
-        P1 solver.
+        P1 solver. When LIBSVM stops at its iteration limit, that P1 and all later ones are
+        solved with CVXOPT, with one ``ConvergenceWarning``.
     p2_solver : str or None
         CVXPY solver of P2.
     svm_tol : float
         LIBSVM tolerance of P1.
     verbose : int
+    positive_fraction : float in [0, 1] or None
+        Class balance that P2 may not move away from (see :func:`p2_step`); None is the paper's
+        P2.
+    svm_max_iter : int or None
+        LIBSVM's iteration limit (see :func:`beta_svm_libsvm`).
 
     Returns
     -------
@@ -590,29 +685,72 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
     beta = check_beta(beta0, n, name="beta0")
     c = _check_costs(C, n)
     free = np.ones(n, bool) if free is None else np.asarray(free, bool)
-    p2 = P2Problem(int(free.sum()), p2_solver) if free.any() else None
-    sol = fit_beta_svm(K, beta, c, solver=solver, tol=svm_tol)
+    if positive_fraction is not None and not 0.0 <= positive_fraction <= 1.0:
+        raise ValueError(f"`positive_fraction` must lie in [0, 1] or be None. Got "
+                         f"{positive_fraction!r} instead.")
+    p2 = (P2Problem(int(free.sum()), p2_solver, balance=positive_fraction is not None)
+          if free.any() else None)
+    p1_solver = [solver]
+
+    def p1(b):
+        if p1_solver[0] == "libsvm":
+            try:
+                return fit_beta_svm(K, b, c, solver="libsvm", tol=svm_tol, max_iter=svm_max_iter)
+            except SolverError as exc:
+                if exc.status != "max_iter":
+                    raise
+                warnings.warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
+                              f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
+                              "Standardize the features if the kernel is linear.",
+                              ConvergenceWarning, stacklevel=3)
+                p1_solver[0] = "cvxopt"
+        return fit_beta_svm(K, b, c, solver=p1_solver[0], tol=svm_tol)
+
+    sol = p1(beta)
     history = [{"iter": 0, "change": np.nan, "eps": np.nan, "beta_change": np.nan,
                 "objective": sol.dual_objective, "seconds": time.perf_counter() - t0}]
     converged = p2 is None
+    status = "converged" if converged else "max_iter"
+    recent = [(beta, sol)]                      # the last CYCLE_MEMORY + 1 iterates
     n_iter = 0
+    change = eps = np.nan
     while not converged and n_iter < max_iter:
         h = K @ sol.dual_coef + sol.intercept
-        beta_new = p2_step(h, beta, free, problem=p2)
+        beta_new = p2_step(h, beta, free, problem=p2, positive_fraction=positive_fraction)
         beta_change = float(np.abs(beta_new - beta).max())
-        new = fit_beta_svm(K, beta_new, c, solver=solver, tol=svm_tol)
+        new = p1(beta_new)
         n_iter += 1
-        d = new.dual_coef - sol.dual_coef
-        change = float(np.sqrt(max(d @ K @ d, 0.0) + (new.intercept - sol.intercept) ** 2))
+        change = _distance(K, new, sol)
         eps = tol_abs + tol * float(np.hypot(_rkhs_norm(K, new.dual_coef), new.intercept))
+        # hᵗ within ε of h^{t−p}, p ≥ 2: the alternation has settled into a cycle of period p
+        period = next((len(recent) - j for j, (_, old) in enumerate(recent[:-1])
+                       if _distance(K, new, old) <= eps), None)
         beta, sol = beta_new, new
+        recent = (recent + [(beta, sol)])[-(CYCLE_MEMORY + 1):]
         history.append({"iter": n_iter, "change": change, "eps": eps, "beta_change": beta_change,
                         "objective": sol.dual_objective, "seconds": time.perf_counter() - t0})
         if verbose:
             logger.info("beta-SVM iter %d: |dh| = %.3g (eps %.3g), max|d beta| = %.3g",
                         n_iter, change, eps, beta_change)
         converged = change <= eps or beta_change <= 1e-9
-    return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0)
+        if converged:
+            status = "converged"
+        elif period is not None:
+            # the alternation is deterministic, so it would go round the cycle until max_iter;
+            # keep the cycle's iterate of lowest P1 objective min_h J(h, β).
+            status = "cycle"
+            beta, sol = min(recent[-period:], key=lambda it: it[1].dual_objective)
+            break
+    if not converged and max_iter > 0:
+        what = (f"h repeats with period {period}" if status == "cycle"
+                else f"stopped at max_iter={max_iter}")
+        warnings.warn(f"β-SVM alternation (P1 {p1_solver[0]!r}, P2 "
+                      f"{(p2.solver if p2 else P2_SOLVER)!r}) did not converge, status "
+                      f"{status!r}: {what}; final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = "
+                      f"{eps:.3g}. Increase max_iter or tol.", ConvergenceWarning,
+                      stacklevel=2)
+    return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0,
+                               status, p1_solver[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -681,18 +819,30 @@ def beta_from_knn(X, y, n_neighbors=4, metric="euclidean"):
     return np.column_stack([1.0 - p_plus, p_plus])
 
 
-def beta_from_proportions(bags, proportions):
+def beta_from_proportions(bags, proportions=None):
     """Label-proportion β (paper §2.3): ``β_i⁺ = p_k`` for every point of bag k.
+
+    Parsed by :func:`weakcvx.model_selection.check_bags`, so every form the proportion
+    estimators accept works here too.
 
     Parameters
     ----------
-    bags : array-like (n,), bag id of each point.
-    proportions : array-like (n_bags,) or dict
-        Proportion of positives per bag, indexed by the sorted bag ids (or a dict id → p).
+    bags : array-like of shape (n,) or (n, 2)
+        Bag id of each point, or the two-column targets of
+        :func:`weakcvx.model_selection.bag_targets` (then ``proportions`` is None).
+    proportions : array-like (n_bags,), mapping or None
+        Proportion of positives per bag: an array indexed by the sorted bag ids, or a mapping
+        bag id → proportion (as :func:`~weakcvx.model_selection.check_bags` reads it).
 
     Returns
     -------
     ndarray (n, 2)
+
+    Raises
+    ------
+    ValueError
+        As :func:`~weakcvx.model_selection.check_bags`: wrong shapes, proportions outside
+        [0, 1], a bag without a proportion, an empty bag.
 
     Examples
     --------
@@ -701,22 +851,9 @@ def beta_from_proportions(bags, proportions):
            [0.75, 0.25],
            [0.  , 1.  ]])
     """
-    bags = np.asarray(bags)
-    ids, inverse = np.unique(bags, return_inverse=True)
-    if isinstance(proportions, dict):
-        missing = [k for k in ids.tolist() if k not in proportions]
-        if missing:
-            raise ValueError(f"`proportions` must give a proportion for every bag. Got none for "
-                             f"bags {missing[:5]}.")
-        p = np.array([proportions[k] for k in ids.tolist()], dtype=float)
-    else:
-        p = np.asarray(proportions, dtype=float).ravel()
-        if p.shape != ids.shape:
-            raise ValueError(f"`proportions` must have one entry per bag ({ids.size} bags). "
-                             f"Got {p.size} entries instead.")
-    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError(f"`proportions` must lie in [0, 1]. Got {p.tolist()[:10]} instead.")
-    p_plus = p[inverse]
+    arr = np.asarray(bags)
+    _, index, p = check_bags(bags, proportions, arr.shape[0] if arr.ndim else -1)
+    p_plus = p[index]
     return np.column_stack([1.0 - p_plus, p_plus])
 
 
