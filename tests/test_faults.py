@@ -200,7 +200,7 @@ def test_libsvm_iteration_limit_falls_back_to_cvxopt_with_the_same_model(monkeyp
         self.max_iter = 1  # LIBSVM stops after one iteration and warns
 
     monkeypatch.setattr(sk_svm.SVC, "__init__", capped)
-    with pytest.warns(ConvergenceWarning, match="libsvm.*max_iter.*falling back to solver "
+    with pytest.warns(ConvergenceWarning, match="'libsvm'.*'max_iter'.*later P1 steps with "
                                                 "'cvxopt'"):
         est = wc.BetaSVM(init="knn", solver="libsvm", n_neighbors=3, max_iter=3).fit(X, y)
     np.testing.assert_allclose(est.decision_function(X), reference.decision_function(X),
