@@ -70,7 +70,8 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         Number of starts for label sets that fix no label (clustering): the leading principal
         directions, then random labelings; the run whose rounded labels have the lowest
         ``J(labels)`` is kept (DESIGN §3.3: the master value is not a reliable selector across
-        runs). Default 10 for such sets, 1 otherwise.
+        runs). Default 10 for such sets, 1 otherwise. With a certified method
+        (``oracle="exact"``) ``value`` is the largest certified bound over the starts.
     random_state : int, RandomState or None
     verbose : int
     **options
@@ -124,11 +125,19 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
                                     **options))
     start = time.perf_counter()
     best = None
+    bound = -np.inf  # the best certified lower bound over the starts
     for k, b0 in enumerate(_starts(problem, n_init, random_state)):
         res = run(problem, initial=b0, random_state=random_state, verbose=verbose, **options)
         res.extra["start"] = k
+        if res.certified:
+            bound = max(bound, res.value)
         if best is None or res.upper_bound < best.upper_bound:
             best = res
+    if best.certified and bound > best.value:
+        # every start's certified value bounds the same hull value from below: report the
+        # largest (the labels stay those with the lowest J)
+        best.extra["value_of_start"] = best.value
+        best.value = bound
     best.extra["n_init"] = n_init
     best.seconds = time.perf_counter() - start
     return _warn_if_stopped(best)
