@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from weakcvx.cli import main
@@ -206,3 +207,63 @@ def test_readme_quick_start_matches_ci():
                  '.venv/bin/python -m pytest -q -m "not slow"')
     assert test_line in readme and test_line in ci.replace("pip install -q", "pip install")
     assert "weakcvx compare --dataset two-moons --plot ladder.png" in readme
+
+
+# -- header detection, time limit, progress -------------------------------------------------
+
+def _labeled_rows(n=12, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(-2, 1, size=(n // 2, 2)), rng.normal(2, 1, size=(n // 2, 2))])
+    labels = ["benign"] * (n // 2) + ["malignant"] * (n // 2)
+    for i in list(range(1, n // 2)) + list(range(n // 2 + 1, n)):
+        labels[i] = "?"
+    return X, labels
+
+
+def test_csv_without_header_and_string_labels_keeps_every_row(tmp_path):
+    from weakcvx.cli import load_data_file
+
+    X, labels = _labeled_rows()
+    path = tmp_path / "nohdr.csv"
+    path.write_text("".join(f"{a},{b},{lab}\n" for (a, b), lab in zip(X, labels)))
+    Xr, y_known, classes = load_data_file(path, "-1", "?")
+    assert Xr.shape == (12, 2)  # the first row is data, not a header
+    assert classes == ["benign", "malignant"] and y_known[0] == -1 and y_known[6] == 1
+    # the label column by index at the front
+    path.write_text("".join(f"{lab},{a},{b}\n" for (a, b), lab in zip(X, labels)))
+    assert load_data_file(path, "0", "?")[0].shape == (12, 2)
+
+
+def test_csv_with_header_drops_only_the_header(tmp_path):
+    from weakcvx.cli import load_data_file
+
+    X, labels = _labeled_rows()
+    path = tmp_path / "hdr.csv"
+    path.write_text("x1,x2,diagnosis\n"
+                    + "".join(f"{a},{b},{lab}\n" for (a, b), lab in zip(X, labels)))
+    for column in ("diagnosis", "-1", "2"):
+        Xr, y_known, classes = load_data_file(path, column, "?")
+        assert Xr.shape == (12, 2) and classes == ["benign", "malignant"]
+
+
+def test_compare_time_limit_and_progress(capsys):
+    code = main(["compare", "--n", "40", "--time-limit", "1e-6"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "time_limit" in captured.out and "note [exact]" in captured.out
+    assert "best found" in captured.out
+    # progress on stderr: each method as it starts and ends, with the exact rung's limit
+    assert "running exact (time limit 1e-06 s)" in captured.err
+    assert "exact time_limit in" in captured.err
+
+
+def test_compare_quiet_prints_no_progress(capsys):
+    assert main(["compare", "--n", "12", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "inf"])
+def test_compare_rejects_a_bad_time_limit(value, capsys):
+    with pytest.raises(SystemExit):
+        main(["compare", "--time-limit", value])
+    assert "must be a positive number of seconds or 'none'" in capsys.readouterr().err

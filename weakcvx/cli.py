@@ -7,13 +7,17 @@ import json
 import logging
 import os
 import sys
+import warnings
 import zipfile
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["main"]
 
 SYNTHETIC = ("two-moons", "blobs", "gap-clusters")
+#: Default ``--time-limit`` (seconds) of the exact rung.
+EXACT_TIME_LIMIT = 60.0
 
 
 def _datasets():
@@ -71,11 +75,22 @@ def _read_csv(path, label_column):
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
         raise DataFileError(f"{path} holds no rows")
+    # a header row is one whose *feature* cells are not all numbers: the label cell does not
+    # count, since labels may be words ("benign", "?") in a file without a header
+    first = [cell.strip() for cell in rows[0]]
+    named = False
+    try:
+        label_index = int(label_column) % len(first)
+    except ValueError:  # a column name: the row that holds it is the header
+        named = label_column in first
+        label_index = first.index(label_column) if named else None
     header = None
     try:
-        [float(cell) for cell in rows[0] if cell.strip()]
+        [float(cell) for j, cell in enumerate(first) if cell and j != label_index]
     except ValueError:
-        header, rows = [cell.strip() for cell in rows[0]], rows[1:]
+        named = True
+    if named:
+        header, rows = first, rows[1:]
     width = len(header or rows[0])
     bad = [i for i, row in enumerate(rows) if len(row) != width]
     if bad:
@@ -247,7 +262,15 @@ def _cmd_compare(args):
         print(f"weakcvx compare: {exc}", file=sys.stderr)
         return 2
     print(f"{problem!r}", flush=True)
-    table = wc.ladder.compare(problem, random_state=args.seed, verbose=args.verbose)
+    from .estimators._base import verbose_logging
+
+    # progress on stderr: each method as it starts and ends, the branch and bound every second
+    verbose = 0 if args.quiet else 1 + args.verbose
+    # a solver stopped early is listed under the table ("note [exact]: ..."), not as a warning
+    with verbose_logging(verbose), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        table = wc.ladder.compare(problem, random_state=args.seed, verbose=verbose,
+                                  time_limit=args.time_limit)
     print(table)
     if args.plot:
         import matplotlib
@@ -309,6 +332,20 @@ def _cmd_bench(args):
     return 0
 
 
+def _time_limit(text):
+    """``--time-limit``: a positive number of seconds, or 'none'."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds or 'none'; got "
+                                         f"{text!r}")
+    return value
+
+
 def main(argv=None):
     """Entry point of the ``weakcvx`` command."""
     parser = argparse.ArgumentParser(
@@ -353,8 +390,16 @@ def main(argv=None):
     p.add_argument("--json", metavar="FILE", default=None, help="save the table as JSON")
     p.add_argument("--csv", metavar="FILE", default=None,
                    help="save the table as CSV (one row per method)")
+    p.add_argument("--time-limit", metavar="SECONDS", type=_time_limit,
+                   default=EXACT_TIME_LIMIT,
+                   help="time limit of the exact method (branch and bound), default "
+                   f"{EXACT_TIME_LIMIT:g}; 'none' for no limit. When it stops the search the "
+                   "best labeling found is reported, status time_limit (not proven optimal)")
     p.add_argument("-v", "--verbose", action="count", default=0,
-                   help="log each method as it runs")
+                   help="more progress output (the solvers' own progress lines)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress lines on stderr (by default each method is logged as it "
+                   "starts and ends, and the branch and bound every second)")
     p.set_defaults(func=_cmd_compare)
 
     b = sub.add_parser("bench", help="run a benchmark ('weakcvx bench list' lists them; "

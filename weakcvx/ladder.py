@@ -19,11 +19,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .api import solve
 from .result import SolveResult, SolverError
 
-__all__ = ["compare", "LadderTable", "Rung", "default_methods"]
+__all__ = ["compare", "LadderTable", "Rung", "default_methods", "EXACT_TIME_LIMIT"]
 
 logger = logging.getLogger("weakcvx")
 
@@ -32,6 +33,9 @@ SMALL_LABELSET = 2**14
 #: Above this many points, the SDP rung is skipped by default (SCS at eps 1e-3 takes ~47 s at
 #: n=200 on these machines: DESIGN §3.4).
 SDP_MAX_N = 200
+#: Default time limit (seconds) of the exact rung (branch and bound): without one the search
+#: is exponential (150 breast-cancer rows: 226,000 nodes in 60 s, not finished at 180 s).
+EXACT_TIME_LIMIT = 60.0
 
 
 @dataclass
@@ -42,6 +46,9 @@ class Rung:
     result: SolveResult | None
     error: float | None = None
     failure: str | None = None
+    #: Messages of the ConvergenceWarnings the method raised (e.g. a branch and bound stopped
+    #: by its time limit); :func:`compare` re-emits them and the table lists them.
+    warnings: list = field(default_factory=list)
 
     @property
     def value(self):
@@ -136,6 +143,9 @@ class LadderTable:
                          f"{ub:.5g}   (gap {ub - lb:.4g}, {100 * rel:.2f}%)")
         elif ub is not None:
             lines.append(f"best J(labels) {ub:.5g}; no certified lower bound computed")
+        for r in self.rungs:
+            for message in r.warnings:
+                lines.append(f"note [{r.name}]: {message}")
         if self.interrupted:
             lines.append("interrupted (Ctrl-C): the best results so far")
         return "\n".join(lines)
@@ -198,7 +208,7 @@ def default_methods(problem):
 
     SDP when the label set supports it and ``n ≤ SDP_MAX_N``; label generation with the sorting
     oracle, and with the exact oracle when ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is
-    small, branch and bound otherwise); alternating.
+    small, branch and bound otherwise), whose time limit :func:`compare` sets; alternating.
     """
     methods = []
     small = problem.labelset.cardinality() <= SMALL_LABELSET
@@ -221,7 +231,7 @@ def default_methods(problem):
     return methods
 
 
-def compare(problem, methods=None, random_state=0, verbose=0):
+def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_TIME_LIMIT):
     """Run several methods on one problem and return the ladder of bounds.
 
     Parameters
@@ -232,14 +242,24 @@ def compare(problem, methods=None, random_state=0, verbose=0):
         ``(display name, method, options)`` triples. Default: :func:`default_methods`.
     random_state : int
     verbose : int
-        Log each method as it starts and ends.
+        ``1``: log each method as it starts and ends, with its status, and the progress of
+        the branch and bound (every second) through ``logging.getLogger("weakcvx")``;
+        ``2``: also the other solvers' progress.
+    time_limit : float or None, default=EXACT_TIME_LIMIT (60 s)
+        Time limit of every ``"exact"`` rung whose options do not set ``time_limit``. A branch
+        and bound stopped by it keeps its best labeling (``kind`` "best found", status
+        ``"time_limit"``) and its value stays a certified lower bound. ``None``: no limit.
 
     Returns
     -------
     LadderTable
         ``print(table)`` shows value, what it certifies, J(labels), error against
-        ``problem.y_true`` when known, seconds, and the certified gap; ``table.plot()`` draws it.
-        A method that fails is listed with its failure instead of stopping the comparison.
+        ``problem.y_true`` when known, seconds, status, and the certified gap;
+        ``table.plot()`` draws it. A method that fails is listed with its failure instead of
+        stopping the comparison. The ConvergenceWarnings of a method (a solver stopped early,
+        e.g. at its time limit) are kept in ``Rung.warnings``, listed as notes under the
+        table, and re-emitted once each, prefixed with the rung's name; other warnings of the
+        solvers are not shown.
         Ctrl-C stops the comparison and returns the rungs finished so far (a branch and bound
         in progress contributes its incumbent), with ``table.interrupted`` set.
 
@@ -258,6 +278,10 @@ def compare(problem, methods=None, random_state=0, verbose=0):
 
     if not isinstance(problem, WeakLabelProblem):
         raise TypeError(f"`problem` must be a WeakLabelProblem. Got {type(problem).__name__}.")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
+            time_limit, (int, float, np.integer, np.floating)) or not 0 < time_limit < np.inf):
+        raise ValueError("`time_limit` must be None or a positive finite number of seconds. "
+                         f"Got {time_limit!r} instead.")
     start = time.perf_counter()
     if methods is None:
         methods = default_methods(problem)
@@ -269,17 +293,29 @@ def compare(problem, methods=None, random_state=0, verbose=0):
                              f"method, options dict) triples. Got {m!r} instead.")
     rungs = []
     interrupted = False
-    for name, method, options in methods:
+    for k, (name, method, options) in enumerate(methods, 1):
         if interrupted:
             rungs.append(Rung(name=name, result=None, failure="not run (interrupted)"))
             continue
+        options = dict(options)
+        if (method == "exact" and time_limit is not None
+                and options.get("algorithm", "auto") != "enumerate"):
+            options.setdefault("time_limit", float(time_limit))
+        # the branch and bound reports progress at verbose 1, the others from verbose 2
+        solver_verbose = (1 if verbose else 0) if method == "exact" else max(verbose - 1, 0)
         if verbose:
-            logger.info("compare: running %s", name)
+            limit = (f" (time limit {options['time_limit']:g} s)"
+                     if options.get("time_limit") is not None else "")
+            logger.info("compare [%d/%d]: running %s%s", k, len(methods), name, limit)
+        caught = []
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = solve(problem, method=method, random_state=random_state, **options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                res = solve(problem, method=method, random_state=random_state,
+                            verbose=solver_verbose, **options)
         except (SolverError, ValueError, NotImplementedError) as exc:
+            if verbose:
+                logger.info("compare [%d/%d]: %s failed: %s", k, len(methods), name, exc)
             rungs.append(Rung(name=name, result=None, failure=f"{type(exc).__name__}: {exc}"))
             continue
         except KeyboardInterrupt:  # Ctrl-C: keep the rungs done so far, run no more
@@ -288,11 +324,18 @@ def compare(problem, methods=None, random_state=0, verbose=0):
             continue
         # a method that handles Ctrl-C itself (branch and bound) returns its best so far
         interrupted = res.status == "interrupted"
+        notes = list(dict.fromkeys(str(w.message) for w in caught
+                                   if issubclass(w.category, ConvergenceWarning)))
+        for message in notes:
+            warnings.warn(f"compare, rung {name!r}: {message}", ConvergenceWarning, stacklevel=2)
+        if verbose:
+            logger.info("compare [%d/%d]: %s %s in %.2f s", k, len(methods), name, res.status,
+                        res.seconds)
         err = None
         if problem.y_true is not None and np.shape(res.labels) == problem.y_true.shape:
             err = float(np.mean(res.labels != problem.y_true))
             if getattr(problem.labelset, "symmetric", False):
                 err = min(err, 1.0 - err)
-        rungs.append(Rung(name=name, result=res, error=err))
+        rungs.append(Rung(name=name, result=res, error=err, warnings=notes))
     return LadderTable(rungs=rungs, problem_name=problem.name,
                        seconds=time.perf_counter() - start, interrupted=interrupted)

@@ -73,8 +73,17 @@ class WeakLabelProblem:
 
     def __init__(self, kernel=None, labelset=None, costs=1.0, *, features=None, rank=None,
                  y_true=None, name=None):
+        from .labelsets import LabelSet
+
         if labelset is None:
             raise ValueError("`labelset` is required: a weakcvx.labelsets.LabelSet instance.")
+        if not isinstance(labelset, LabelSet):
+            hint = (" (for semi-supervised labels y_known in {+1, -1, 0}: "
+                    "weakcvx.labelsets.SemiSupervised(y_known))"
+                    if isinstance(labelset, (np.ndarray, list, tuple)) else "")
+            raise TypeError("`labelset` must be a weakcvx.labelsets.LabelSet, e.g. "
+                            f"SemiSupervised(y_known){hint}. Got {type(labelset).__name__} "
+                            "instead.")
         if (kernel is None) == (features is None):
             raise ValueError(
                 "Exactly one of `kernel` (an (n, n) kernel matrix) and `features` (an (n, d) "

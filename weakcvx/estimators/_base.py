@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
+import sys
 import warnings
+from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,6 +25,9 @@ logger = logging.getLogger("weakcvx")
 
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
+
+#: Default ``time_limit`` (seconds) of ``relaxation="exact"`` in the estimators.
+EXACT_TIME_LIMIT = 60.0
 
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "rbf", "poly", "precomputed"})],
@@ -43,6 +49,68 @@ def round_cap_is_the_stopping_rule(active):
             warnings.filterwarnings("ignore", message=".*stopped with status 'max_iter'",
                                     category=ConvergenceWarning)
         yield
+
+
+@contextlib.contextmanager
+def verbose_logging(verbose):
+    """Make ``verbose > 0`` visible: while active, INFO records of the ``"weakcvx"`` logger go
+    to stderr. Nothing changes when the user has configured logging: a handler other than the
+    library's ``NullHandler`` on the ``"weakcvx"`` logger, or root handlers that already
+    receive its INFO records (e.g. ``logging.basicConfig(level=logging.INFO)``).
+
+    Use it around the body of ``fit``::
+
+        with verbose_logging(self.verbose):
+            result = solve(problem, ..., verbose=self.verbose)
+
+    Parameters
+    ----------
+    verbose : int or bool
+        Nothing is changed when it is 0 / False.
+    """
+    lib = logging.getLogger("weakcvx")
+    configured = (any(not isinstance(h, logging.NullHandler) for h in lib.handlers)
+                  or (logging.getLogger().handlers and lib.getEffectiveLevel() <= logging.INFO))
+    if not verbose or configured:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    level = lib.level
+    lib.addHandler(handler)
+    if lib.getEffectiveLevel() > logging.INFO:
+        lib.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        lib.removeHandler(handler)
+        lib.setLevel(level)
+
+
+def n_positive_from_fraction(fraction, n_unlabeled):
+    """Number of positives among ``n_unlabeled`` points for a ``positive_fraction``:
+    ``fraction · n_unlabeled`` rounded half up (0.5 · 5 → 3), the rule of
+    :class:`weakcvx.labelsets.SemiSupervised` for the default labeled class ratio.
+
+    The product is computed exactly from the decimal value of ``fraction`` (so ``0.29 · 50``
+    is 14.5 and gives 15, although the float product is 14.499999999999998).
+
+    Parameters
+    ----------
+    fraction : float in [0, 1]
+    n_unlabeled : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> n_positive_from_fraction(0.5, 5), n_positive_from_fraction(0.5, 7)
+    (3, 4)
+    """
+    product = Fraction(repr(float(fraction))) * int(n_unlabeled)
+    return int(math.floor(product + Fraction(1, 2)))
 
 
 def integer_seed(random_state):

@@ -11,11 +11,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
 from ..bnb_s3vm import branch_and_bound_s3vm
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
-from .s3vm import check_semi_supervised_target
+from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin,
+                    n_positive_from_fraction, verbose_logging)
+from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
 
 
-class BranchAndBoundS3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
+class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin,
+                         BaseEstimator):
     r"""Globally optimal semi-supervised SVM by branch and bound (Chapelle et al. 2006).
 
     Minimises, over the labels :math:`y_U` of the unlabeled points with exactly :math:`n_+`
@@ -52,17 +54,20 @@ class BranchAndBoundS3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         default (see :func:`weakcvx.kernels.resolve_gamma`). The paper's two moons use
         σ = 0.5, i.e. ``gamma = 1 / (2σ²) = 2``.
     positive_fraction : float in (0, 1) or None, default=None
-        The ratio r of positives among the unlabeled points; ``n_+ = round(r·u)``. ``None``
-        uses the labeled class ratio (rounded half up), as the paper suggests.
+        The ratio r of positives among the unlabeled points; ``n_+ = r·u`` rounded half up
+        (0.5 · 5 → 3). ``None`` uses the labeled class ratio (rounded half up too), as the
+        paper suggests.
     max_nodes : int or None, default=None
         Stop after this many nodes (node SVMs solved). None: no limit.
-    time_limit : float or None, default=None
-        Stop after this many seconds. None: no limit.
+    time_limit : float or None, default=60.0
+        Stop after this many seconds (then ``optimal_`` is False and a ConvergenceWarning
+        names the limit). None: no limit (the search is exponential in the worst case).
     random_state : int, RandomState instance or None, default=None
         Unused: the search is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
         Progress through ``logging.getLogger("weakcvx")``: at 1 every 1000 nodes and every new
-        incumbent, at 2 every node.
+        incumbent, at 2 every node. Printed to stderr during ``fit`` unless that logger is
+        configured by the user.
 
     Attributes
     ----------
@@ -146,7 +151,7 @@ class BranchAndBoundS3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, C=10.0, kernel="rbf", gamma="mean_distance", positive_fraction=None,
-                 max_nodes=None, time_limit=None, random_state=None, verbose=0):
+                 max_nodes=None, time_limit=EXACT_TIME_LIMIT, random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -184,11 +189,12 @@ class BranchAndBoundS3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         u = int(np.sum(y_known == 0))
         n_positive = None
         if self.positive_fraction is not None:
-            n_positive = int(round(self.positive_fraction * u))
+            n_positive = n_positive_from_fraction(self.positive_fraction, u)
         K = self._training_kernel(X)
-        result = branch_and_bound_s3vm(K, y_known, C=self.C, n_positive=n_positive,
-                                       max_nodes=self.max_nodes, time_limit=self.time_limit,
-                                       verbose=self.verbose)
+        with verbose_logging(self.verbose):
+            result = branch_and_bound_s3vm(K, y_known, C=self.C, n_positive=n_positive,
+                                           max_nodes=self.max_nodes, time_limit=self.time_limit,
+                                           verbose=self.verbose)
         self.result_ = result
         beta = result.extra["dual_coef"]
         self.dual_coef_ = beta

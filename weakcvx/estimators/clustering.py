@@ -11,8 +11,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..api import solve
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    round_cap_is_the_stopping_rule)
+from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
+                    round_cap_is_the_stopping_rule, verbose_logging)
+from .s3vm import check_sdp_size
 
 #: Label-generation rounds per start when ``max_iter=None`` (the stopping rule; see ``max_iter``).
 MMC_ROUNDS = 10
@@ -59,8 +60,18 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         (n = 200), iris versicolor/virginica, two 300-point blobs and make_clustering_blobs;
         breast cancer 71.87 / 72.09, wine classes 0/1 19.84 / 19.22 (clustering accuracy
         0.954 / 0.946), at 7-14x less time (two 300-point blobs: 4.2 s against 36 s CPU).
+    time_limit : float or None, default=60.0
+        ``relaxation="exact"`` only: stop the branch and bound after this many seconds. The
+        best clustering found is kept, ``result_.status`` is ``"time_limit"`` (not proven
+        optimal) and a :class:`~sklearn.exceptions.ConvergenceWarning` says so. ``None``: no
+        limit (the search is exponential in the worst case).
+    max_nodes : int or None, default=None
+        ``relaxation="exact"`` only: stop after this many branch-and-bound nodes. ``None``: no
+        limit.
     random_state : int, RandomState or None
     verbose : int
+        ``0`` silent; ``1`` progress lines through ``logging.getLogger("weakcvx")``, printed to
+        stderr during ``fit`` unless that logger is configured by the user.
 
     Attributes
     ----------
@@ -88,6 +99,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "max_nodes": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         **KERNEL_CONSTRAINTS,
@@ -95,7 +108,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
     def __init__(self, relaxation="label_generation", balance=0.03, kernel="rbf", C=1.0,
                  gamma="mean_distance", degree=3, coef0=1.0, intercept_scaling=0.0, n_init=10,
-                 tol=1e-3, max_iter=None, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=None, time_limit=EXACT_TIME_LIMIT, max_nodes=None,
+                 random_state=None, verbose=0):
         self.relaxation = relaxation
         self.balance = balance
         self.kernel = kernel
@@ -107,6 +121,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.tol = tol
         self.max_iter = max_iter
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.verbose = verbose
 
@@ -128,9 +144,16 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            For ``relaxation="sdp"`` on more than ``weakcvx.sdp.DEFAULT_MAX_N`` points.
         """
         X = self._validate_X(X)
         n = X.shape[0]
+        if self.relaxation == "sdp":
+            check_sdp_size(self, n)
         beta = max(self.balance * n, float(n % 2))
         problem = WeakLabelProblem(labelset=Clustering(n, beta), costs=self.C,
                                    **self._problem_inputs(X))
@@ -139,8 +162,10 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
             max_iter = self.max_iter if self.max_iter is not None else \
                 (MMC_ROUNDS if self.relaxation == "label_generation" else 50)
             options.update(max_iter=max_iter, tol=self.tol, n_init=self.n_init)
+        if self.relaxation == "exact":
+            options.update(time_limit=self.time_limit, max_nodes=self.max_nodes)
         seed = integer_seed(self.random_state)
-        with round_cap_is_the_stopping_rule(  # see max_iter
+        with verbose_logging(self.verbose), round_cap_is_the_stopping_rule(  # see max_iter
                 self.max_iter is None and self.relaxation == "label_generation"):
             result = solve(problem, method=self.relaxation, random_state=seed,
                            verbose=self.verbose, **options)

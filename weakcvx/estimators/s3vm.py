@@ -12,13 +12,30 @@ from sklearn.utils.multiclass import type_of_target
 from ..api import solve
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
+from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
+                    n_positive_from_fraction, verbose_logging)
+
+
+def unlabeled_mask(y):
+    """Boolean mask of the rows of ``y`` marked unlabeled: the integer ``-1`` (scikit-learn's
+    semi-supervised convention; for ``dtype=object`` labels too, where the other entries may
+    be strings)."""
+    y = np.asarray(y)
+    if y.dtype.kind == "O":
+        return np.array([isinstance(v, Real) and not isinstance(v, bool) and v == -1
+                         for v in y.ravel()], dtype=bool).reshape(y.shape)
+    return y == -1
 
 
 def check_semi_supervised_target(y, n_samples):
     """Validate scikit-learn's semi-supervised targets: ``-1`` marks unlabeled points, the other
     values form exactly two classes. Returns ``(classes, y_known)`` with ``y_known`` in
-    {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}."""
+    {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}.
+
+    As in :class:`sklearn.semi_supervised.SelfTrainingClassifier`, string class labels are
+    accepted in an array of ``dtype=object`` whose unlabeled entries are the integer ``-1``;
+    an array of strings (``dtype`` str) is refused, since it cannot hold that integer.
+    """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None: "
                          "give the class of each point and -1 for unlabeled points.")
@@ -28,11 +45,25 @@ def check_semi_supervised_target(y, n_samples):
                          f"Got shape {y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("`y` must not contain NaN or inf.")
-    if y.dtype.kind not in "iuf":
-        raise ValueError("`y` must be numeric with -1 marking unlabeled points (scikit-learn's "
-                         f"semi-supervised convention). Got dtype {y.dtype}.")
-    labeled = y != -1
-    classes = np.unique(y[labeled])
+    if y.dtype.kind in "US":
+        raise ValueError("`y` must be numeric, or of dtype object for string classes, with the "
+                         "integer -1 marking unlabeled points (scikit-learn's semi-supervised "
+                         f"convention). Got dtype {y.dtype}: use y.astype(object) and -1 for "
+                         "unlabeled points.")
+    if y.dtype.kind not in "iufO":
+        raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
+                         "marking unlabeled points (scikit-learn's semi-supervised convention). "
+                         f"Got dtype {y.dtype}.")
+    labeled = ~unlabeled_mask(y)
+    try:
+        classes = np.unique(y[labeled])
+    except TypeError:  # object labels that do not sort together (e.g. str and float)
+        kinds = sorted({type(v).__name__ for v in y[labeled]})
+        raise ValueError("`y` must hold class labels of one kind (all numbers or all strings) "
+                         f"besides the -1 of unlabeled points. Got types {kinds}.") from None
+    if y.dtype.kind == "O" and any(isinstance(v, float) and not np.isfinite(v)
+                                   for v in classes):
+        raise ValueError("`y` must not contain NaN or inf.")
     if classes.size > 2:
         raise ValueError("Only binary classification is supported: `y` must contain exactly two "
                          "classes among labeled points (entries other than -1). Got classes "
@@ -41,12 +72,70 @@ def check_semi_supervised_target(y, n_samples):
         raise ValueError("`y` must contain exactly two classes among labeled points (entries "
                          f"other than -1). Got classes {classes.tolist()}.")
     y_known = np.zeros(n_samples)
-    y_known[y == classes[1]] = 1.0
-    y_known[y == classes[0]] = -1.0
+    y_known[labeled & (y == classes[1])] = 1.0
+    y_known[labeled & (y == classes[0])] = -1.0
     return classes, y_known
 
 
-class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
+def check_sdp_size(estimator, n_samples):
+    """Refuse ``relaxation="sdp"`` above the SDP's size limit with a message naming what the
+    estimator's user can do (the estimators take no ``max_n``)."""
+    from ..sdp import DEFAULT_MAX_N
+
+    if n_samples > DEFAULT_MAX_N:
+        name = type(estimator).__name__
+        raise ValueError(
+            f"{name}(relaxation='sdp') handles at most {DEFAULT_MAX_N} points: the SDP has "
+            f"O(n²) variables (SCS takes 12-30 s at n = {DEFAULT_MAX_N}). Got n_samples="
+            f"{n_samples}. Use {name}(relaxation='label_generation') (the convex-hull "
+            "relaxation, which scales), or, to run the SDP anyway, build the problem and call "
+            "weakcvx.solve(problem, method='sdp', max_n=...).")
+
+
+class SemiSupervisedScoreMixin:
+    """``score`` for semi-supervised classifiers: accuracy on the labeled rows only."""
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy on the rows of ``y`` that carry a class; rows marked ``-1`` (unlabeled, the
+        convention of ``fit``) are ignored.
+
+        So that :func:`sklearn.model_selection.cross_val_score` and
+        :class:`~sklearn.model_selection.GridSearchCV` can be given the semi-supervised target
+        of ``fit``: a test fold's unlabeled rows have no class to compare with and are skipped.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True classes, ``-1`` for rows to ignore.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+            Mean accuracy of ``predict(X)`` on the labeled rows (weighted by
+            ``sample_weight``).
+
+        Raises
+        ------
+        ValueError
+            When every row of ``y`` is ``-1``.
+        """
+        from sklearn.metrics import accuracy_score
+
+        y = np.asarray(y)
+        labeled = ~unlabeled_mask(y)
+        if y.ndim != 1 or not labeled.any():
+            raise ValueError("`y` must hold at least one labeled row (an entry other than -1) "
+                             f"to score. Got {int(labeled.sum())} labeled rows of {y.size}.")
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight)[labeled]
+        X_labeled = X[labeled] if hasattr(X, "shape") else \
+            [row for row, keep in zip(X, labeled) if keep]
+        return accuracy_score(y[labeled], self.predict(X_labeled), sample_weight=sample_weight)
+
+
+class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""Semi-supervised SVM with a choice of relaxation.
 
     Solves the MIP of DESIGN.md §1 for the semi-supervised label set
@@ -64,8 +153,10 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
       by cutting planes over labelings and multiple kernel learning; predicts with
       ``f(x) = Σ_t μ_t Σ_i α_i y_ti k(x_i, x)``.
     - ``"alternating"``: SVM fit / exact relabeling to a local optimum.
-    - ``"exact"``: the global optimum (enumeration or branch and bound; small problems).
-    - ``"sdp"``: the SDP relaxation (De Bie & Cristianini 2006), rounded.
+    - ``"exact"``: the global optimum (enumeration or branch and bound; small problems),
+      within ``time_limit`` / ``max_nodes``.
+    - ``"sdp"``: the SDP relaxation (De Bie & Cristianini 2006), rounded; at most
+      ``weakcvx.sdp.DEFAULT_MAX_N`` (200) points.
 
     Parameters
     ----------
@@ -81,6 +172,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of positives among unlabeled points; ``None`` uses the labeled class ratio.
+        The number of positives is ``fraction · u`` rounded half up (``u`` unlabeled points;
+        0.5 · 5 → 3), in both cases.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
@@ -92,8 +185,21 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Maximum cutting-plane rounds (or alternations).
     oracle : {"sorting", "exact"}, default="sorting"
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
+    time_limit : float or None, default=60.0
+        ``relaxation="exact"`` only: stop the branch and bound after this many seconds (the
+        seed included). The best labeling found is kept, ``lower_bound_`` is then a certified
+        lower bound below ``objective_``, ``result_.status`` is ``"time_limit"`` and a
+        :class:`~sklearn.exceptions.ConvergenceWarning` says so. ``None``: no limit (the search
+        is exponential in the worst case: make_blobs with 60 points, 6 labeled, does not finish
+        in 10 minutes).
+    max_nodes : int or None, default=None
+        ``relaxation="exact"`` only: stop after this many branch-and-bound nodes (same outcome
+        as ``time_limit``). ``None``: no limit.
     random_state : int, RandomState or None
     verbose : int
+        ``0`` silent; ``1`` progress lines (label generation rounds, branch-and-bound progress
+        every second), ``2`` more. They go through ``logging.getLogger("weakcvx")``, printed to
+        stderr during ``fit`` unless that logger is configured by the user.
 
     Attributes
     ----------
@@ -104,7 +210,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         ``J(transduction)``, the SVM objective of the returned labeling.
     lower_bound_ : float
         A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
-        ``oracle="exact"``), else NaN.
+        ``oracle="exact"``), else NaN. For ``"exact"`` stopped by a limit, the smallest bound
+        over the open nodes of the search.
     n_iter_ : int
     history_ : list of dict
     result_ : SolveResult
@@ -137,6 +244,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "oracle": [StrOptions({"sorting", "exact"})],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "max_nodes": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         **KERNEL_CONSTRAINTS,
@@ -145,7 +254,7 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, relaxation="label_generation", kernel="rbf", C=1.0, C_unlabeled=None,
                  gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
                  intercept_scaling=1.0, tol=None, max_iter=100, oracle="sorting",
-                 random_state=None, verbose=0):
+                 time_limit=EXACT_TIME_LIMIT, max_nodes=None, random_state=None, verbose=0):
         self.relaxation = relaxation
         self.kernel = kernel
         self.C = C
@@ -158,6 +267,8 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.oracle = oracle
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
         self.random_state = random_state
         self.verbose = verbose
 
@@ -177,18 +288,27 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Class of each point, ``-1`` for unlabeled points (scikit-learn's convention);
-            exactly two classes among the others.
+            exactly two classes among the others. String classes: an array of
+            ``dtype=object`` with the integer ``-1`` for unlabeled points.
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            For a bad ``y`` (see :func:`check_semi_supervised_target`), or
+            ``relaxation="sdp"`` on more than ``weakcvx.sdp.DEFAULT_MAX_N`` points.
         """
         X = self._validate_X(X)
         self.classes_, y_known = check_semi_supervised_target(y, X.shape[0])
+        if self.relaxation == "sdp":
+            check_sdp_size(self, X.shape[0])
         u = int(np.sum(y_known == 0))
         n_positive = None
         if self.positive_fraction is not None:
-            n_positive = int(round(self.positive_fraction * u))
+            n_positive = n_positive_from_fraction(self.positive_fraction, u)
         labelset = SemiSupervised(y_known, n_positive=n_positive)
         C_u = 0.1 * self.C if self.C_unlabeled is None else self.C_unlabeled
         problem = WeakLabelProblem(labelset=labelset, costs=(self.C, C_u),
@@ -200,15 +320,21 @@ class S3VM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                 options["tol"] = self.tol
         if self.relaxation == "label_generation":
             options["oracle"] = self.oracle
+        if self.relaxation == "exact":
+            options.update(time_limit=self.time_limit, max_nodes=self.max_nodes)
         seed = integer_seed(self.random_state)
-        result = solve(problem, method=self.relaxation, random_state=seed,
-                       verbose=self.verbose, **options)
+        with verbose_logging(self.verbose):
+            result = solve(problem, method=self.relaxation, random_state=seed,
+                           verbose=self.verbose, **options)
         self.result_ = result
         self._store_model(X, problem, result)
         labels = np.asarray(result.labels)
         self.transduction_ = np.where(labels > 0, self.classes_[1], self.classes_[0])
         self.objective_ = float(result.upper_bound)
-        self.lower_bound_ = float(result.value) if result.certified else float("nan")
+        # a stopped branch and bound still certifies its value as a lower bound
+        certified = result.certified or (result.method == "exact"
+                                         and result.status in ("time_limit", "node_limit", "interrupted"))
+        self.lower_bound_ = float(result.value) if certified else float("nan")
         self.n_iter_ = int(result.n_iter)
         self.history_ = list(result.history)
         return self

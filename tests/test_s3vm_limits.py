@@ -1,0 +1,248 @@
+"""Limits, scoring, rounding, logging and input checks of S3VM, BranchAndBoundS3VM,
+MaxMarginClustering, WeakLabelProblem and compare (audit of the estimator layer)."""
+
+import logging
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import cross_val_score
+
+import weakcvx as wc
+from weakcvx.estimators._base import n_positive_from_fraction, verbose_logging
+from weakcvx.estimators.bnb import BranchAndBoundS3VM
+
+
+def _blobs(n=40, n_labeled=6, seed=1, std=1.0):
+    X, y = make_blobs(n, centers=2, random_state=seed, cluster_std=std)
+    yy = np.full(n, -1)
+    yy[:n_labeled] = y[:n_labeled]
+    return X, y, yy
+
+
+def _hard_problem(n=60):
+    """Overlapping blobs, few labels: the branch and bound needs many nodes."""
+    X, y, yy = _blobs(n, 4, seed=3, std=4.0)
+    y_known = np.where(yy == -1, 0.0, np.where(yy == 1, 1.0, -1.0))
+    K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0
+    return wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=(1.0, 0.1))
+
+
+# -- 1. limits of relaxation="exact" -------------------------------------------------------
+
+@pytest.mark.parametrize("Estimator", [wc.S3VM, wc.MaxMarginClustering, BranchAndBoundS3VM])
+def test_exact_has_a_finite_default_time_limit(Estimator):
+    assert Estimator().get_params()["time_limit"] == 60.0
+
+
+def test_s3vm_exact_node_limit_warns_and_keeps_a_certified_bound():
+    X, y, yy = _blobs(40, 4, seed=3, std=4.0)
+    with pytest.warns(ConvergenceWarning, match="max_nodes=3"):
+        clf = wc.S3VM(relaxation="exact", max_nodes=3, random_state=0).fit(X, yy)
+    assert clf.result_.status == "node_limit" and not clf.result_.certified
+    assert clf.result_.n_iter == 3
+    assert clf.lower_bound_ <= clf.objective_ + 1e-9
+
+
+def test_s3vm_exact_time_limit_reaches_the_branch_and_bound():
+    X, y, yy = _blobs(40, 4, seed=3, std=4.0)
+    with pytest.warns(ConvergenceWarning, match="time_limit=1e-06 s"):
+        clf = wc.S3VM(relaxation="exact", time_limit=1e-6, random_state=0).fit(X, yy)
+    assert clf.result_.status == "time_limit"
+    assert np.isin(clf.transduction_, clf.classes_).all()
+
+
+def test_clustering_exact_time_limit_warns():
+    X, _ = make_blobs(30, centers=2, random_state=0, cluster_std=3.0)
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        mmc = wc.MaxMarginClustering(relaxation="exact", time_limit=1e-6, n_init=1,
+                                     random_state=0).fit(X)
+    assert mmc.result_.status == "time_limit"
+    assert set(mmc.labels_.tolist()) <= {0, 1}
+
+
+@pytest.mark.parametrize("params, match", [({"time_limit": 0}, "time_limit"),
+                                           ({"max_nodes": 0}, "max_nodes")])
+def test_bad_limits_are_rejected(params, match):
+    X, y, yy = _blobs()
+    with pytest.raises(ValueError, match=match):
+        wc.S3VM(relaxation="exact", **params).fit(X, yy)
+
+
+def test_compare_limits_the_exact_rung_and_reports_it():
+    problem = _hard_problem()
+    with pytest.warns(ConvergenceWarning, match="compare, rung 'exact'.*time_limit"):
+        table = wc.compare(problem, methods=["alternating", "exact"], time_limit=1e-6)
+    rung = table["exact"]
+    assert rung.result.status == "time_limit" and rung.kind == "best found"
+    assert rung.warnings and "time_limit" in rung.warnings[0]
+    text = str(table)
+    assert "time_limit" in text and "note [exact]" in text
+    # the stopped search's value is still a certified lower bound
+    assert rung.result.value <= rung.result.upper_bound + 1e-9
+
+
+def test_compare_default_exact_rung_gets_the_default_limit(monkeypatch):
+    import weakcvx.ladder as ladder
+
+    seen = {}
+
+    def fake_solve(problem, method, **options):
+        seen[method] = options
+        raise ValueError("not run")
+
+    monkeypatch.setattr(ladder, "solve", fake_solve)
+    table = wc.compare(_hard_problem(20), methods=["exact", ("mine", "exact", {"time_limit": 5})])
+    assert seen["exact"]["time_limit"] == 5  # the rung's own option wins
+    assert all(r.failure for r in table.rungs)
+    assert ("exact", "exact", {}) in ladder.default_methods(_hard_problem(20))
+
+
+def test_compare_rejects_a_bad_time_limit():
+    with pytest.raises(ValueError, match="`time_limit` must be None or a positive"):
+        wc.compare(_hard_problem(20), methods=["exact"], time_limit=-1)
+
+
+# -- 3. score ignores unlabeled rows ---------------------------------------------------------
+
+@pytest.mark.parametrize("Estimator", [wc.S3VM, BranchAndBoundS3VM])
+def test_score_ignores_unlabeled_rows(Estimator):
+    X, y, yy = _blobs(60, 10)
+    clf = Estimator().fit(X, yy)
+    labeled = yy != -1
+    expected = np.mean(clf.predict(X[labeled]) == yy[labeled])
+    assert clf.score(X, yy) == pytest.approx(expected)
+    assert clf.score(X, y) == pytest.approx(np.mean(clf.predict(X) == y))
+    with pytest.raises(ValueError, match="at least one labeled row"):
+        clf.score(X, np.full(60, -1))
+
+
+def test_cross_val_score_measures_the_labeled_accuracy():
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = make_blobs(90, centers=2, random_state=0)
+    yy = np.full(90, -1)
+    yy[::3] = y[::3]
+    cv = StratifiedKFold(3)
+    scores = cross_val_score(wc.S3VM(kernel="linear"), X, yy, cv=cv)
+    expected = []
+    for train, test in cv.split(X, yy):
+        clf = wc.S3VM(kernel="linear").fit(X[train], yy[train])
+        labeled = test[yy[test] != -1]
+        expected.append(np.mean(clf.predict(X[labeled]) == yy[labeled]))
+    np.testing.assert_allclose(scores, expected)
+    # the old score counted the unlabeled rows as a class never predicted: at most 1/3
+    assert scores.mean() >= 0.85
+
+
+# -- 4. WeakLabelProblem with an array instead of a label set --------------------------------
+
+def test_problem_names_labelset_when_given_an_array():
+    K = np.eye(4)
+    with pytest.raises(TypeError, match=r"`labelset` must be a weakcvx.labelsets.LabelSet.*"
+                                        r"SemiSupervised\(y_known\).*Got ndarray"):
+        wc.WeakLabelProblem(K, np.array([1, -1, 0, 0]))
+
+
+# -- 5. one rounding rule for the positive count ---------------------------------------------
+
+def test_positive_fraction_rounds_half_up_like_the_default():
+    assert n_positive_from_fraction(0.5, 5) == 3      # Python's round gives 2
+    assert n_positive_from_fraction(0.5, 7) == 4
+    assert n_positive_from_fraction(0.29, 50) == 15   # 14.5 exactly, not 14.4999...
+    assert n_positive_from_fraction(0.3, 10) == 3
+    # the default rule of SemiSupervised: labeled ratio 1/2 on 5 unlabeled points
+    assert wc.labelsets.SemiSupervised([1, -1, 0, 0, 0, 0, 0]).n_positive == 3
+
+
+@pytest.mark.parametrize("Estimator, kw", [(wc.S3VM, {"relaxation": "alternating"}),
+                                           (BranchAndBoundS3VM, {})])
+def test_estimators_use_the_half_up_rule(Estimator, kw):
+    X, y, yy = _blobs(9, 4)   # 5 unlabeled points
+    clf = Estimator(positive_fraction=0.5, **kw).fit(X, yy)
+    assert np.sum(clf.transduction_[yy == -1] == clf.classes_[1]) == 3
+
+
+# -- 6. verbose prints ------------------------------------------------------------------------
+
+def test_verbose_logging_attaches_a_handler_only_while_active():
+    lib = logging.getLogger("weakcvx")
+    before = list(lib.handlers)
+    with verbose_logging(0):
+        assert lib.handlers == before
+    with verbose_logging(1):
+        if not logging.getLogger().handlers:
+            assert len(lib.handlers) == len(before) + 1
+        assert lib.getEffectiveLevel() <= logging.INFO
+    assert lib.handlers == before
+
+
+@pytest.mark.parametrize("make", [
+    lambda: wc.S3VM(verbose=1, relaxation="exact"),
+    lambda: BranchAndBoundS3VM(verbose=1),
+    lambda: wc.MaxMarginClustering(verbose=1, n_init=1, relaxation="exact"),
+])
+def test_verbose_estimators_log_progress(make, capsys):
+    """The "weakcvx" logger is left at its default (WARNING) level: verbose alone shows it."""
+    X, y, yy = _blobs(16, 4)
+    est = make()
+    est.fit(X) if isinstance(est, wc.MaxMarginClustering) else est.fit(X, yy)
+    err = capsys.readouterr().err
+    assert "optimal" in err and ("branch_and_bound" in err or "bnb_s3vm" in err), err
+
+
+def test_quiet_estimators_print_nothing(capsys, caplog):
+    X, y, yy = _blobs(16, 4)
+    with caplog.at_level(logging.INFO, logger="weakcvx"):
+        wc.S3VM(relaxation="exact").fit(X, yy)
+    assert not [r for r in caplog.records if r.name == "weakcvx"]
+    assert capsys.readouterr().err == ""
+
+
+def test_a_configured_logger_is_left_alone(capsys, caplog):
+    """With the user's own INFO handler the records go there, not twice to stderr."""
+    X, y, yy = _blobs(16, 4)
+    with caplog.at_level(logging.INFO, logger="weakcvx"):
+        BranchAndBoundS3VM(verbose=1).fit(X, yy)
+    assert any(r.name == "weakcvx" and "optimal" in r.getMessage() for r in caplog.records)
+    assert capsys.readouterr().err == ""
+
+
+# -- 7. messages name what the estimator's user can do ---------------------------------------
+
+@pytest.mark.parametrize("Estimator", [wc.S3VM, wc.MaxMarginClustering])
+def test_sdp_size_message_names_the_estimator_options(Estimator):
+    X, y, yy = _blobs(250, 6)
+    with pytest.raises(ValueError, match=r"relaxation='sdp'\) handles at most 200 points.*"
+                                         r"relaxation='label_generation'.*max_n"):
+        Estimator(relaxation="sdp").fit(X, yy) if Estimator is wc.S3VM \
+            else Estimator(relaxation="sdp").fit(X)
+
+
+# -- 9. string classes -------------------------------------------------------------------------
+
+def test_object_string_labels_with_integer_minus_one():
+    X, y, yy = _blobs(40, 6)
+    names = np.array(["cat", "dog"])
+    ys = np.array([-1 if v == -1 else names[v] for v in yy], dtype=object)
+    clf = wc.S3VM(kernel="linear").fit(X, ys)
+    assert clf.classes_.tolist() == ["cat", "dog"]
+    ref = wc.S3VM(kernel="linear").fit(X, yy)
+    np.testing.assert_array_equal(clf.transduction_, names[ref.transduction_])
+    assert clf.score(X, ys) == ref.score(X, yy)
+
+
+def test_str_dtype_labels_are_refused_with_a_hint():
+    X, y, yy = _blobs(20, 6)
+    ys = np.where(yy == -1, "-1", np.where(yy == 1, "dog", "cat"))
+    with pytest.raises(ValueError, match="dtype object"):
+        wc.S3VM().fit(X, ys)
+
+
+def test_mixed_object_labels_are_refused():
+    X, y, yy = _blobs(20, 6)
+    yo = np.array([-1 if v == -1 else ("dog" if v == 1 else 2.5) for v in yy], dtype=object)
+    with pytest.raises(ValueError, match="one kind"):
+        wc.S3VM().fit(X, yo)
