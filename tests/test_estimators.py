@@ -15,9 +15,8 @@ import weakcvx as wc
 EXPECTED_FAILED_CHECKS = {
     "S3VM": {
         # y = -1 marks unlabeled points (scikit-learn's semi-supervised convention, as in
-        # SelfTrainingClassifier): targets must be numeric, so string or object labels and
-        # 2-D targets are refused on purpose, and float targets are class labels.
-        "check_dtype_object": "string targets cannot carry the -1 unlabeled marker",
+        # SelfTrainingClassifier): plain string targets cannot hold the integer -1 (object arrays can), so
+        # string class labels and 2-D targets are refused, and float targets are class labels.
         "check_classifiers_classes": "string class labels cannot carry the -1 unlabeled marker",
         "check_classifiers_regression_target": "numeric targets are read as class labels and "
                                                "-1 as unlabeled; a continuous target is not "
