@@ -41,7 +41,11 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
     balance : float in [0, 1), default=0.03
         Allowed imbalance ``|n₊ − n₋| ≤ balance · n`` (for odd n a difference of one is always
-        allowed, since a perfect split does not exist).
+        allowed, since a perfect split does not exist). The default asks for nearly equal
+        clusters (WellSVM §5.3 uses 0.03 n, and 0.3 n for imbalanced classes): for clusters of
+        unequal size raise it to at least their expected difference over n, or the split is
+        forced through the larger cluster (measured: ``make_blobs([200, 100], random_state=0)``,
+        accuracy 0.847 with the default, 0.973 with ``balance=0.4``).
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
     C : float, default=1.0
     gamma : "mean_distance", "scale" or float, default="mean_distance"
