@@ -246,3 +246,29 @@ def test_mixed_object_labels_are_refused():
     yo = np.array([-1 if v == -1 else ("dog" if v == 1 else 2.5) for v in yy], dtype=object)
     with pytest.raises(ValueError, match="one kind"):
         wc.S3VM().fit(X, yo)
+
+
+# -- the default balance against a supervised SVM ----------------------------------------------
+
+def test_default_balance_warns_when_labeled_points_are_not_stratified():
+    """1 positive and 9 negative labeled points on two separable blobs: the labeled ratio (0.1)
+    forced on the unlabeled points contradicts the supervised SVM (about half positive)."""
+    X, y = make_blobs(200, centers=2, random_state=1)
+    idx = np.r_[np.flatnonzero(y == 1)[:1], np.flatnonzero(y == 0)[:9]]
+    yy = np.full(200, -1)
+    yy[idx] = y[idx]
+    with pytest.warns(UserWarning, match="not a stratified sample.*positive_fraction"):
+        wc.S3VM(random_state=0).fit(X, yy)
+    # the advice works: with the predicted fraction the blobs are recovered
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        clf = wc.S3VM(positive_fraction=0.5, random_state=0).fit(X, yy)
+    assert np.mean(clf.predict(X) == y) > 0.95
+
+
+def test_default_balance_is_silent_on_a_stratified_sample():
+    X, y_true, y_known = wc.datasets.make_two_moons(100, n_labeled=2, random_state=0)
+    yy = np.where(y_known == 0, -1, (y_known > 0).astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        wc.S3VM(random_state=0).fit(X, yy)
