@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import kernels
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging
 from .s3vm import check_semi_supervised_target
 
 
@@ -334,8 +334,10 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         target = None if self.positive_fraction is None or not free.any() else (
             initial if self.positive_fraction == "auto" else float(self.positive_fraction))
         # the fallback to CVXOPT when LIBSVM hits its iteration limit lives in beta_iterate
-        res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
-                           solver=self.solver, verbose=self.verbose, positive_fraction=target)
+        with verbose_logging(self.verbose):
+            res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
+                               solver=self.solver, verbose=self.verbose,
+                               positive_fraction=target)
         self.beta_ = res.beta
         self.dual_coef_ = res.solution.dual_coef
         self.intercept_ = float(res.solution.intercept)

@@ -16,7 +16,8 @@ from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    round_cap_is_the_stopping_rule, rounded_labels_model)
+                    round_cap_is_the_stopping_rule, rounded_labels_model,
+                    verbose_logging)
 
 __all__ = ["MultiInstanceSVM", "check_bags"]
 
@@ -395,14 +396,16 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             (MIL_ROUNDS if self.relaxation == "label_generation" else 100)
         if self.relaxation == "label_generation":
             options = LARGE_MIL_MASTER if large else {}
-            with round_cap_is_the_stopping_rule(self.max_iter is None):  # see max_iter
+            with round_cap_is_the_stopping_rule(self.max_iter is None), \
+                    verbose_logging(self.verbose):  # see max_iter
                 result = solve(problem, method="label_generation", initial=initial,
                                max_iter=max_iter, tol=self.tol, random_state=seed,
                                verbose=self.verbose, **options)
         else:
-            result = multi_instance_alternating(problem, initial=initial, max_iter=max_iter,
-                                                tol=self.tol, random_state=seed,
-                                                verbose=self.verbose)
+            with verbose_logging(self.verbose):
+                result = multi_instance_alternating(problem, initial=initial,
+                                                    max_iter=max_iter, tol=self.tol,
+                                                    random_state=seed, verbose=self.verbose)
         self.result_ = result
         labels = np.asarray(result.labels)
         # the classifier is the SVM of the rounded key choice, not the relaxation's mixture

@@ -25,7 +25,7 @@ from ..labelsets import Proportions
 from ..local import alter_proportion_svm
 from ..model_selection import bag_proportion_error, check_bags
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
            "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL"]
@@ -511,11 +511,12 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         if self.relaxation == "label_generation":
             return self._fit_convex(X, bag_index, p)
         K = self._dense_kernel(X)
-        res = alter_proportion_svm(K, bag_index, p, C=self.C, C_p=self.C_p, eps=self.eps,
-                                   n_init=self.n_init, random_state=self.random_state,
-                                   n_jobs=self.n_jobs, tol=1e-4 if self.tol is None else self.tol,
-                                   max_iter=self.max_iter,
-                                   verbose=self.verbose)
+        with verbose_logging(self.verbose):
+            res = alter_proportion_svm(K, bag_index, p, C=self.C, C_p=self.C_p, eps=self.eps,
+                                       n_init=self.n_init, random_state=self.random_state,
+                                       n_jobs=self.n_jobs,
+                                       tol=1e-4 if self.tol is None else self.tol,
+                                       max_iter=self.max_iter, verbose=self.verbose)
         self._store_dual(X, res["beta"], res["intercept"])
         self.transduction_ = (res["labels"] > 0).astype(np.int64)
         self.objective_ = float(res["value"])
@@ -553,9 +554,10 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         # "converges in less than 5 iterations" (5 MKLGL alternations a round): measured on
         # heart, pima, ionosphere, german with bags of 4 and 32, 2–4× faster than patience 3 and
         # 20 alternations, same training accuracy within ±2 points.
-        result = solve(problem, method="label_generation", n_init=1, max_iter=self.max_iter,
-                       tol=1e-2 if self.tol is None else self.tol, patience=1,
-                       max_alternations=5, random_state=seed, verbose=self.verbose)
+        with verbose_logging(self.verbose):
+            result = solve(problem, method="label_generation", n_init=1, max_iter=self.max_iter,
+                           tol=1e-2 if self.tol is None else self.tol, patience=1,
+                           max_alternations=5, random_state=seed, verbose=self.verbose)
         sizes = labelset.bag_sizes
         candidates = {}  # recovery -> (β, training scores), in order of preference on ties
         # the paper's recovery (eq. 22): rank-1 approximation ỹ of M = Σ_t μ_t y_t y_tᵀ

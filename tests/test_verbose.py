@@ -1,0 +1,38 @@
+"""``verbose > 0`` prints the solver's progress to stderr (through a temporary handler on the
+"weakcvx" logger) for every estimator, and ``verbose=0`` prints nothing."""
+
+import numpy as np
+import pytest
+
+import weakcvx as wc
+
+
+def _fits():
+    bags, y, _ = wc.datasets.make_mil_roi(n_bags=20, random_state=0)
+    X, _, bag_ids, p = wc.datasets.make_llp_toy(40, random_state=0)
+    Xb = np.random.default_rng(0).normal(size=(40, 2))
+    yb = (Xb[:, 0] > 0).astype(int)
+    yb[::3] = -1
+    return {
+        "MultiInstanceSVM": (lambda v: wc.MultiInstanceSVM(verbose=v).fit(bags, y),
+                             "label_generation it=1"),
+        "MultiInstanceSVM alternating": (
+            lambda v: wc.MultiInstanceSVM(relaxation="alternating", verbose=v).fit(bags, y),
+            "alternating it=1"),
+        "ProportionSVM": (lambda v: wc.ProportionSVM(n_init=2, verbose=v).fit(X, bag_ids, p),
+                          "restart objectives"),
+        "ProportionSVM label_generation": (
+            lambda v: wc.ProportionSVM(relaxation="label_generation", verbose=v).fit(
+                X, bag_ids, p), "label_generation it=1"),
+        "BetaSVM": (lambda v: wc.BetaSVM(verbose=v).fit(Xb, yb), "beta-SVM iter 1"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_fits()))
+def test_verbose_prints_progress_and_quiet_prints_nothing(name, capsys):
+    fit, expected = _fits()[name]
+    fit(1)
+    assert expected in capsys.readouterr().err
+    fit(0)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
