@@ -220,7 +220,8 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     M (both signs; DESIGN §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``) and
     the heaviest label of C; the one with the
     lowest ``J`` is then polished by alternating (SVM fit / exact relabeling, at most
-    ``polish_iter`` fits), which can only lower ``J``. Returns ``(labels, J)``.
+    ``polish_iter`` fits), which can only lower ``J``. Returns ``(labels, J, alpha)`` with
+    ``alpha`` the dual solution of ``J(labels)`` (the SVM of the labels).
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
@@ -230,14 +231,14 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         u = np.linalg.svd(Y, full_matrices=False)[2][0]
         u = u + 1e-9 * scores  # points every label agrees on are tied; follow f
         candidates += [labelset.argmax(u), labelset.argmax(-u)]
-    labels, value, _ = round_scores(problem, scores, candidates)
+    labels, value, labels_alpha = round_scores(problem, scores, candidates)
     if polish:
         from .local import alternating
 
         res = alternating(problem, initial=labels, max_iter=polish_iter)
         if res.upper_bound < value:
-            labels, value = res.labels, res.upper_bound
-    return labels, value
+            labels, value, labels_alpha = res.labels, res.upper_bound, res.alpha
+    return labels, value, labels_alpha
 
 
 def _blas_threads(problem):
@@ -476,10 +477,11 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         q_all = _all_quadratics(problem, alpha, elements)
         value = max(certified_value, float(alpha.sum() - 0.5 * q_all.max()))
         certified = True
-    labels, upper = round_relaxation(problem, alpha, working_set, mu,
+    labels, upper, labels_alpha = round_relaxation(problem, alpha, working_set, mu,
                                      polish_iter=5 if large else 20,
                                      eigen_candidates=not large)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
+    extra["labels_alpha"] = labels_alpha  # the SVM of `labels`: α of J(labels)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,
                        certified=certified, status=status, message=message, n_iter=it,
                        seconds=time.perf_counter() - start, history=history, alpha=alpha, mu=mu,

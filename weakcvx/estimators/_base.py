@@ -140,7 +140,9 @@ def rounded_labels_model(problem, result):
     if result.method != "label_generation":
         return result
     labels = np.asarray(result.labels, dtype=float)
-    _, alpha = problem.J(labels)
+    alpha = result.extra.get("labels_alpha")  # the rounding solved J(labels) already
+    if alpha is None:
+        _, alpha = problem.J(labels)
     return SimpleNamespace(alpha=alpha, working_set=[labels], mu=np.ones(1))
 
 
