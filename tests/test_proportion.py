@@ -523,7 +523,7 @@ def test_proportion_svm_warns_on_unscaled_features(toy):
     import warnings
 
     X, _, bags, p = toy
-    with pytest.warns(UserWarning, match="unscaled.*Standardise"):
+    with pytest.warns(UserWarning, match="unscaled.*Standardi[sz]e"):
         wc.ProportionSVM(relaxation="label_generation").fit(1e4 * X, bags, p)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

@@ -146,6 +146,27 @@ def rounded_labels_model(problem, result):
     return SimpleNamespace(alpha=alpha, working_set=[labels], mu=np.ones(1))
 
 
+def warn_if_unscaled(estimator, statistic, value, threshold, consequence):
+    """One warning for every estimator whose solvers crawl on unscaled features.
+
+    Parameters
+    ----------
+    estimator : str
+        Name in the message.
+    statistic : str
+        What ``value`` is, e.g. ``"max_i k(x_i, x_i)"``.
+    value, threshold : float
+        Warn when ``value > threshold`` (each estimator measures its own threshold).
+    consequence : str
+        What happens on such features (with the measurement behind the threshold).
+    """
+    if value > threshold:
+        warnings.warn(f"{estimator}: {statistic} = {value:.3g} exceeds {threshold:.0e}: the "
+                      f"features look unscaled, and {consequence}. Standardize the features "
+                      "first (sklearn.preprocessing.StandardScaler).", UserWarning,
+                      stacklevel=4)
+
+
 def integer_seed(random_state):
     """An int seed for the solvers from ``random_state`` (None, int or RandomState): an int is
     kept, otherwise one draw from :func:`sklearn.utils.check_random_state` (so that a

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import kernels
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_if_unscaled
 from .s3vm import check_semi_supervised_target
 
 
@@ -277,13 +277,10 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _warn_unscaled(self, K):
         if self.kernel not in ("linear", "poly"):
             return
-        scale = self.C * float(np.median(np.diag(K)))
-        if scale > UNSCALED_KERNEL_SCALE:
-            warnings.warn(f"BetaSVM: C · median(diag K) = {scale:.3g} with kernel="
-                          f"{self.kernel!r}: the features look unscaled, and LIBSVM may need "
-                          "millions of iterations per step (then CVXOPT takes over). "
-                          "Standardize the features first (sklearn.preprocessing."
-                          "StandardScaler).", UserWarning, stacklevel=4)
+        warn_if_unscaled("BetaSVM", f"C · median(diag K) with kernel={self.kernel!r}",
+                         self.C * float(np.median(np.diag(K))), UNSCALED_KERNEL_SCALE,
+                         "LIBSVM may need millions of iterations per step (then CVXOPT takes "
+                         "over)")
 
     def _warn_collapse(self, K, initial):
         """Warn when the training predictions fall in one class although β⁰ had both."""

@@ -25,7 +25,8 @@ from ..labelsets import Proportions
 from ..local import alter_proportion_svm
 from ..model_selection import bag_proportion_error, check_bags
 from ..problem import WeakLabelProblem
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging,
+                    warn_if_unscaled)
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
            "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL"]
@@ -534,13 +535,10 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
             diagonal = np.diag(X)
         else:
             return
-        largest = float(np.max(diagonal)) if diagonal.size else 0.0
-        if largest > LARGE_KERNEL_DIAGONAL:
-            warnings.warn(f"ProportionSVM: max_i k(x_i, x_i) = {largest:.3g} exceeds "
-                          f"{LARGE_KERNEL_DIAGONAL:.0e}: the features look unscaled, and the SVM "
-                          f"solvers need many more iterations (breast_cancer as given: 100x "
-                          f"slower than standardised). Standardise the features, e.g. with "
-                          f"sklearn.preprocessing.StandardScaler.", UserWarning, stacklevel=3)
+        warn_if_unscaled("ProportionSVM", "max_i k(x_i, x_i)",
+                         float(np.max(diagonal)) if diagonal.size else 0.0,
+                         LARGE_KERNEL_DIAGONAL, "the SVM solvers need many more iterations "
+                         "(breast_cancer as given: 100x slower than standardized)")
 
     def _fit_convex(self, X, bag_index, p):
         """conv-∝SVM: label generation over ``Proportions``, rank-1 recovery (eq. 22)."""
