@@ -13,11 +13,11 @@ import zipfile
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .ladder import EXACT_TIME_LIMIT  # default --time-limit of the exact rung
+
 __all__ = ["main"]
 
 SYNTHETIC = ("two-moons", "blobs", "gap-clusters")
-#: Default ``--time-limit`` (seconds) of the exact rung.
-EXACT_TIME_LIMIT = 60.0
 
 
 def _datasets():

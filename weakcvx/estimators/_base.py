@@ -20,14 +20,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from .._validation import check_dense_size, dense_fits, memory_budget, validate_X
+from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 
 logger = logging.getLogger("weakcvx")
 
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
 
-#: Default ``time_limit`` (seconds) of ``relaxation="exact"`` in the estimators.
-EXACT_TIME_LIMIT = 60.0
 
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "rbf", "poly", "precomputed"})],
