@@ -71,11 +71,17 @@ def _read_csv(path, label_column):
     """Features (float) and labels (str) from a CSV file, with or without a header row."""
     import csv
 
-    with open(path, newline="") as fh:
+    if label_column is None:
+        label_column = "-1"
+
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which would
+    # otherwise stick to the first cell (a header name not found, a first data row taken
+    # for a header and dropped)
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
         raise DataFileError(f"{path} holds no rows")
-    # a header row is one whose *feature* cells are not all numbers: the label cell does not
+    # a header row is one whose *feature* cells are not numbers: the label cell does not
     # count, since labels may be words ("benign", "?") in a file without a header
     first = [cell.strip() for cell in rows[0]]
     named = False
@@ -85,9 +91,10 @@ def _read_csv(path, label_column):
         named = label_column in first
         label_index = first.index(label_column) if named else None
     header = None
-    try:
-        [float(cell) for j, cell in enumerate(first) if cell and j != label_index]
-    except ValueError:
+    # ... and *none* of them is a number: a data row with one missing or mistyped value
+    # ("?", "NA") is data, to be refused below, not a header to drop
+    features = [cell for j, cell in enumerate(first) if cell and j != label_index]
+    if features and not any(_is_number(cell) for cell in features):
         named = True
     if named:
         header, rows = first, rows[1:]
@@ -107,9 +114,17 @@ def _read_csv(path, label_column):
 
 def _read_npz(path, label_column):
     """Features and labels from an NPZ file: arrays ``X`` and the label array named
-    ``label_column``, or one 2-D array whose column ``label_column`` holds the labels."""
+    ``label_column``, or one 2-D array whose column ``label_column`` holds the labels.
+    Without ``label_column`` (None): the file's only 1-D array if it has one, else the last
+    column of its single 2-D array."""
     with np.load(path, allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
+    if label_column is None:
+        vectors = [k for k, a in arrays.items() if a.ndim == 1]
+        if len(vectors) > 1:
+            raise DataFileError(f"{path} holds several 1-D arrays ({', '.join(sorted(vectors))})"
+                                "; name the label array with --label-column")
+        label_column = vectors[0] if vectors else "-1"
     if label_column in arrays and arrays[label_column].ndim == 1:
         labels = arrays[label_column]
         others = [k for k, a in arrays.items() if a.ndim == 2]
@@ -141,9 +156,11 @@ def load_data_file(path, label_column, unknown, n=None, seed=0):
 
     Rows whose label equals ``unknown`` (compared as text, or as numbers when both parse) are
     unlabeled; the other labels must form exactly two classes, the first in sorted order
-    becoming -1 and the second +1. Features are standardized. With ``n``, ``n`` rows are drawn
-    at random (``seed``). Raises :class:`DataFileError` (a ``ValueError``) with a one-line
-    message for anything that does not fit.
+    becoming -1 and the second +1. ``label_column`` None means the last CSV column, or an NPZ
+    file's only 1-D array (else the last column of its single 2-D array). Features are
+    standardized. With ``n``, ``n`` rows are drawn at random (``seed``). Raises
+    :class:`DataFileError` (a ``ValueError``) with a one-line message for anything that does
+    not fit.
     """
     try:
         reader = _read_npz if str(path).lower().endswith(".npz") else _read_csv
@@ -182,6 +199,14 @@ def load_data_file(path, label_column, unknown, n=None, seed=0):
     return X, y_known, classes
 
 
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _as_number(v):
     try:
         return float(v)
@@ -203,6 +228,8 @@ def _build_problem(args):
         return wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=C, name=name)
     if args.n is None:
         args.n = 16
+    if args.dataset != "blobs" and args.labeled > args.n:
+        raise ValueError(f"--labeled must be at most --n ({args.n}); got {args.labeled}")
 
     rng_seed = args.seed
     if args.dataset == "two-moons":
@@ -235,9 +262,34 @@ def _build_problem(args):
     return wc.WeakLabelProblem(K, labelset, costs=C, y_true=y_true, name=name)
 
 
+def _ignored_options(args):
+    """Options given on the command line that the chosen problem does not use."""
+    ignored = []
+    if args.data is None:
+        ignored += [f"--{name.replace('_', '-')} applies with --data only"
+                    for name in ("label_column", "unknown") if getattr(args, name) is not None]
+    if args.labeled is not None and args.data is not None:
+        ignored.append("--labeled does not apply with --data (the file's labels are used)")
+    elif args.labeled is not None and args.dataset == "blobs":
+        ignored.append("--labeled does not apply to blobs (clustering: no labels)")
+    return ignored
+
+
 def _cmd_compare(args):
     import weakcvx as wc
 
+    if args.data is not None and args.dataset is not None:
+        print(f"weakcvx compare: give either --dataset or --data, not both (got --dataset "
+              f"{args.dataset} and --data {args.data})", file=sys.stderr)
+        return 2
+    for message in _ignored_options(args):
+        print(f"weakcvx compare: note: {message}; ignored", file=sys.stderr)
+    if args.dataset is None:
+        args.dataset = "two-moons"
+    if args.labeled is None:
+        args.labeled = 2
+    if args.unknown is None:
+        args.unknown = "?"
     if args.n is not None and args.n < 4:
         print(f"weakcvx compare: --n must be at least 4 (got {args.n})", file=sys.stderr)
         return 2
@@ -252,7 +304,18 @@ def _cmd_compare(args):
             print(f"weakcvx compare: cannot write --{option} {target}: no directory {parent}",
                   file=sys.stderr)
             return 2
-    if args.labeled < 2:
+        if target and os.path.isdir(target):
+            print(f"weakcvx compare: cannot write --{option} {target}: it is a directory",
+                  file=sys.stderr)
+            return 2
+    if args.plot and _plot_format(args.plot) is None:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        print(f"weakcvx compare: cannot write --plot {args.plot}: unknown image format; use "
+              f"one of .{', .'.join(sorted(FigureCanvasBase.get_supported_filetypes()))}",
+              file=sys.stderr)
+        return 2
+    if args.data is None and args.dataset != "blobs" and args.labeled < 2:
         print(f"weakcvx compare: --labeled must be at least 2 (got {args.labeled})",
               file=sys.stderr)
         return 2
@@ -272,12 +335,35 @@ def _cmd_compare(args):
         table = wc.ladder.compare(problem, random_state=args.seed, verbose=verbose,
                                   time_limit=args.time_limit)
     print(table)
+    try:
+        _save_outputs(args, problem, table)
+    except OSError as exc:  # checked up front; what remains: permissions, a full disk
+        print(f"weakcvx compare: cannot write {exc.filename or ''}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    # Ctrl-C: compare returned the rungs finished so far, printed above (exit code of SIGINT)
+    return 130 if table.interrupted else 0
+
+
+def _plot_format(path):
+    """The image format of ``--plot PATH`` (its extension; PNG without one), None if unknown."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    extension = os.path.splitext(path)[1][1:].lower()
+    if not extension:
+        return "png"
+    return extension if extension in FigureCanvasBase.get_supported_filetypes() else None
+
+
+def _save_outputs(args, problem, table):
+    """The files asked for with --plot, --json and --csv."""
     if args.plot:
         import matplotlib
 
         matplotlib.use("Agg")
         ax = table.plot()
-        ax.figure.savefig(args.plot, dpi=120)
+        # an explicit format: without an extension matplotlib would write PATH.png instead
+        ax.figure.savefig(args.plot, dpi=120, format=_plot_format(args.plot))
         print(f"plot saved to {args.plot}")
     if args.json:
         with open(args.json, "w") as fh:
@@ -289,8 +375,6 @@ def _cmd_compare(args):
     if args.csv:
         _write_csv(args.csv, problem.name, table.to_records())
         print(f"table saved to {args.csv}")
-    # Ctrl-C: compare returned the rungs finished so far, printed above (exit code of SIGINT)
-    return 130 if table.interrupted else 0
 
 
 def _write_csv(path, problem_name, records):
@@ -309,6 +393,11 @@ def _write_csv(path, problem_name, records):
 def _cmd_bench(args):
     from .bench import BENCHMARKS, run_benchmark
 
+    if args.name != "all":
+        for option in ("output", "only"):
+            if getattr(args, option) is not None:
+                print(f"weakcvx bench: note: --{option} applies to 'weakcvx bench all' only; "
+                      "ignored", file=sys.stderr)
     if args.name == "list":
         for name, (_, doc) in sorted(BENCHMARKS.items()):
             print(f"{name:<12} {doc}")
@@ -321,8 +410,9 @@ def _cmd_bench(args):
             print(f"weakcvx bench all: --only expects names from {', '.join(sorted(BENCHMARKS))}"
                   f"; found {args.only!r}", file=sys.stderr)
             return 2
-        status = run_all(quick=args.quick, path=args.output, only=only)
-        print(f"report written to {args.output}")
+        output = args.output or "REPRODUCTION.md"
+        status = run_all(quick=args.quick, path=output, only=only)
+        print(f"report written to {output}")
         return 1 if any(s["error"] for s in status.values()) else 0
     if args.name not in BENCHMARKS:
         print(f"weakcvx bench: unknown benchmark {args.name!r}; choose from "
@@ -346,6 +436,30 @@ def _time_limit(text):
     return value
 
 
+def _positive(text):
+    """``--C``, ``--gamma``: a positive finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a positive finite "
+                                         "number")
+    return value
+
+
+def _seed(text):
+    """``--seed``: an integer in [0, 2**32 - 1] (NumPy's seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be an integer in "
+                                         "[0, 2**32 - 1]")
+    return value
+
+
 def main(argv=None):
     """Entry point of the ``weakcvx`` command."""
     parser = argparse.ArgumentParser(
@@ -362,7 +476,7 @@ def main(argv=None):
 
     p = sub.add_parser("compare", help="run every method on one problem and print the ladder "
                        "of bounds (SDP <= convex hull <= optimum <= J(labels))")
-    p.add_argument("--dataset", default="two-moons", metavar="NAME",
+    p.add_argument("--dataset", default=None, metavar="NAME",
                    help="built-in problem: two-moons (default), blobs (clustering), "
                    "gap-clusters, or a shipped UCI set subsampled to --n points ("
                    + ", ".join(_datasets()[len(SYNTHETIC):]) + ")")
@@ -371,22 +485,27 @@ def main(argv=None):
                    "or an NPZ file; features are numeric columns, one column holds the labels "
                    "(two classes, and the --unknown marker for unlabeled rows); features are "
                    "standardized, RBF kernel with gamma = 1 / mean squared distance")
-    p.add_argument("--label-column", metavar="NAME_OR_INDEX", default="-1",
+    p.add_argument("--label-column", metavar="NAME_OR_INDEX", default=None,
                    help="with --data: the label column, by header name or 0-based index "
                    "(default -1, the last column); for NPZ the name of a 1-D label array "
-                   "beside a 2-D array 'X', or a column of the file's single 2-D array")
-    p.add_argument("--unknown", metavar="MARKER", default="?",
+                   "beside a 2-D array 'X' (default: the file's only 1-D array), or a column "
+                   "of the file's single 2-D array")
+    p.add_argument("--unknown", metavar="MARKER", default=None,
                    help="with --data: the label value of unlabeled rows (default '?'; e.g. "
                    "0, -1, nan or an empty string '')")
     p.add_argument("--n", type=int, default=None,
                    help="number of points (default 16 for built-in problems; with --data, "
                    "every row unless --n draws a random subset)")
-    p.add_argument("--labeled", type=int, default=2,
-                   help="labeled points for semi-supervised sets (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--C", type=float, default=None, help="SVM cost (default: per dataset)")
-    p.add_argument("--gamma", type=float, default=None, help="RBF width (default: per dataset)")
-    p.add_argument("--plot", metavar="FILE", default=None, help="save the ladder plot (PNG)")
+    p.add_argument("--labeled", type=int, default=None,
+                   help="labeled points of a built-in semi-supervised problem, at most --n "
+                   "(default 2; not for blobs or --data)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    p.add_argument("--C", type=_positive, default=None,
+                   help="SVM cost (default: per dataset)")
+    p.add_argument("--gamma", type=_positive, default=None,
+                   help="RBF width (default: per dataset)")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="save the ladder plot (PNG; PDF, SVG, ... by the file's extension)")
     p.add_argument("--json", metavar="FILE", default=None, help="save the table as JSON")
     p.add_argument("--csv", metavar="FILE", default=None,
                    help="save the table as CSV (one row per method)")
@@ -406,7 +525,7 @@ def main(argv=None):
                        "'weakcvx bench all' runs them all and writes REPRODUCTION.md)")
     b.add_argument("name", help="benchmark name, 'list', or 'all'")
     b.add_argument("--quick", action="store_true", help="smaller sizes (minutes)")
-    b.add_argument("--output", default="REPRODUCTION.md", metavar="FILE",
+    b.add_argument("--output", default=None, metavar="FILE",
                    help="with 'all': the report to write (default REPRODUCTION.md; outputs "
                    "and plots go to reproduction/quick or reproduction/full)")
     b.add_argument("--only", default=None, metavar="A,B",
@@ -418,10 +537,16 @@ def main(argv=None):
     if getattr(args, "verbose", 0):
         logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as an error at interpreter exit
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `weakcvx ... | head`: the reader left, no traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -93,6 +93,12 @@ def _check_real(name, value, low, high=None):
     return float(value)
 
 
+def _check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"`{name}` must be True or False. Got {value!r} instead.")
+    return bool(value)
+
+
 def _check_range(name, value, low):
     """An int or an inclusive (min, max) pair of ints, both >= low."""
     if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
@@ -846,6 +852,7 @@ def load_uci(name, standardize=True):
     ((351, 33), 126)
     """
     name = _check_name(name, UCI_POSITIVE_CLASS, UCI_ALIASES)
+    standardize = _check_bool("standardize", standardize)
     data = _load_npz(f"uci_{name}.npz")
     X = data["X"].astype(np.float64)
     y = np.where(data["y"] == UCI_POSITIVE_CLASS[name], 1, -1).astype(np.int64)
@@ -909,6 +916,7 @@ def load_multiclass(name, standardize=True):
     ((2310, 19), [330, 330, 330, 330, 330, 330, 330])
     """
     name = _check_name(name, MULTICLASS_SETS)
+    standardize = _check_bool("standardize", standardize)
     data = _load_npz(f"multiclass_{name}.npz")
     X = data["X"].astype(np.float64)
     labels, index = np.unique(data["y"], return_inverse=True)
