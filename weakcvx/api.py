@@ -72,6 +72,7 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         ``J(labels)`` is kept (DESIGN §3.3: the master value is not a reliable selector across
         runs). Default 10 for such sets, 1 otherwise. With a certified method
         (``oracle="exact"``) ``value`` is the largest certified bound over the starts.
+        Only for ``"label_generation"`` and ``"alternating"`` (a ``ValueError`` otherwise).
     random_state : int, RandomState or None
     verbose : int
     **options
@@ -97,6 +98,10 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         raise TypeError(f"`problem` must be a WeakLabelProblem. Got {type(problem).__name__}.")
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}. Got {method!r} instead.")
+    if n_init is not None and method in ("sdp", "exact"):
+        raise ValueError(f"`n_init` applies to the methods 'label_generation' and 'alternating' "
+                         f"(starts of a non-convex search); method={method!r} has a single, "
+                         f"start-free solve. Got n_init={n_init!r} instead: leave it None.")
     if method == "sdp":
         from .sdp import solve_sdp  # CVXPY model; imported lazily
 

@@ -35,6 +35,37 @@ KERNELS = ("linear", "rbf", "poly", "precomputed")
 EXACT_FACTOR_LIMIT = 3000
 
 
+def _check_data(X, name="X", n_features=None):
+    """``X`` as a 2-D float64 array (sparse kept sparse, as CSR) without NaN/inf, with a
+    ValueError naming ``name`` otherwise; ``n_features`` checks the column count."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=float)
+        values = X.data
+    else:
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"`{name}` must be a numeric array of shape (n_samples, "
+                             f"n_features). Got {type(X).__name__}: {exc}") from exc
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"`{name}` must be 2-D, of shape (n_samples, n_features) (one row per "
+                         f"point; reshape(-1, 1) for a single feature). Got shape {X.shape} "
+                         "instead.")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"`{name}` must have {n_features} features (columns), as X. Got shape "
+                         f"{X.shape} instead.")
+    return X
+
+
+def _check_pair(X, Y):
+    """:func:`_check_data` for ``X`` and for ``Y`` (``X`` itself when None)."""
+    X = _check_data(X, "X")
+    return X, (X if Y is None else _check_data(Y, "Y", n_features=X.shape[1]))
+
+
 def _sq_dists(X, Y):
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     X = X.toarray() if sp.issparse(X) else X
@@ -78,6 +109,7 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
         raise ValueError(
             f"`gamma` must be 'mean_distance', 'scale' or a positive number. Got {gamma!r} instead."
         )
+    X = _check_data(X)
     n = X.shape[0]
     # the estimate builds a max_samples² distance matrix: keep it within the memory budget
     max_samples = min(max_samples, max(2, int(np.sqrt(memory_budget() / 8))))
@@ -106,7 +138,7 @@ def linear(X, Y=None):
     array([[1., 0.],
            [0., 1.]])
     """
-    Y = X if Y is None else Y
+    X, Y = _check_pair(X, Y)
     check_dense_size(X.shape[0], Y.shape[0], "linear kernel matrix")
     K = X @ Y.T
     return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
@@ -122,8 +154,8 @@ def rbf(X, Y=None, gamma="mean_distance"):
     >>> round(float(K[0, 1]), 4)
     0.3679
     """
+    X, Y = _check_pair(X, Y)
     g = resolve_gamma(X, gamma)
-    Y = X if Y is None else Y
     return np.exp(-g * _sq_dists(X, Y))
 
 
@@ -136,7 +168,6 @@ def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     >>> polynomial(np.array([[1.0]]), degree=2)
     array([[4.]])
     """
-    Y = X if Y is None else Y
     return (gamma * linear(X, Y) + coef0) ** degree
 
 

@@ -119,6 +119,11 @@ def _unique_rows(V):
 
 def _costs_array(costs, m, accepted):
     """``costs`` (a scalar or an array of shape (m,)) as a positive finite array of shape (m,)."""
+    kind = np.asarray(costs).dtype.kind
+    if kind not in "iuf":
+        raise ValueError(f"`costs` must be numeric: {accepted} or an array of shape ({m},) of "
+                         f"positive numbers. Got {costs!r} (dtype {np.asarray(costs).dtype}) "
+                         "instead.")
     c = _as_float_array(costs, "costs")
     if c.ndim == 0:
         c = np.full(m, float(c))

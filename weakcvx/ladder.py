@@ -206,16 +206,21 @@ class LadderTable:
 def default_methods(problem):
     """The rungs :func:`compare` runs by default for this problem.
 
-    SDP when the label set supports it and ``n ≤ SDP_MAX_N``; label generation with the sorting
-    oracle, and with the exact oracle when ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is
-    small, branch and bound otherwise), whose time limit :func:`compare` sets; alternating.
+    SDP when the label set supports it (``weakcvx.sdp.SUPPORTED_LABELSETS``) and
+    ``n ≤ SDP_MAX_N``; label generation with the sorting oracle, and with the exact oracle when
+    ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
+    when B is described by counts), whose time limit :func:`compare` sets; alternating.
     """
     methods = []
-    small = problem.labelset.cardinality() <= SMALL_LABELSET
+    labelset = problem.labelset
     try:
-        from . import sdp  # noqa: F401
+        small = labelset.cardinality() <= SMALL_LABELSET
+    except NotImplementedError:  # a Custom set without `enumerate`: its size is unknown
+        small = False
+    try:
+        from . import sdp
 
-        if problem.n_samples <= SDP_MAX_N and problem.labelset.count_constraints() is not None:
+        if problem.n_samples <= SDP_MAX_N and isinstance(labelset, sdp.SUPPORTED_LABELSETS):
             methods.append(("sdp", "sdp", {}))
     except ImportError:
         pass
@@ -225,7 +230,8 @@ def default_methods(problem):
                         {"oracle": "exact"}))
     from . import exact
 
-    if small or hasattr(exact, "branch_and_bound"):
+    # branch and bound needs a count description of B; other sets are enumerated
+    if small or (hasattr(exact, "branch_and_bound") and labelset.count_constraints() is not None):
         methods.append(("exact", "exact", {}))
     methods.append(("alternating", "alternating", {}))
     return methods

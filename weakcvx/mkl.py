@@ -110,8 +110,8 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
     >>> R = np.array([[1.0], [1.0]])
     >>> rows = np.array([[0, 1], [0, 1]]); signs = np.array([[1.0, 1.0], [1.0, -1.0]])
     >>> sol = master_cvxpy(R, rows, signs, np.ones(2), solver="CLARABEL")
-    >>> round(sol.value, 3), np.round(sol.mu, 2)
-    (1.5, array([0., 1.]))
+    >>> round(sol.value, 3), np.round(sol.mu, 2)   # Q_1 = 11ᵀ: value ½ at α₁ + α₂ = 1
+    (0.5, array([1., 0.]))
     """
     import cvxpy as cp
 
@@ -188,7 +188,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     >>> rows = np.array([[0, 1], [0, 1]]); signs = np.array([[1.0, 1.0], [1.0, -1.0]])
     >>> sol = master_mklgl(R, rows, signs, np.ones(2))
     >>> round(sol.value, 3)
-    1.5
+    0.5
     """
     rows = np.atleast_2d(rows)
     signs = np.atleast_2d(signs)

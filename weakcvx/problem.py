@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -9,9 +10,15 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from . import kernels
-from .svm import GRAM_LIMIT, solve_box_qp
+from .result import SolverError
+from .svm import GRAM_LIMIT, box_qp_cvxpy, solve_box_qp
 
 __all__ = ["WeakLabelProblem"]
+
+#: Largest number of dual variables for which :meth:`WeakLabelProblem.J` falls back on the
+#: interior-point reference (:func:`~weakcvx.svm.box_qp_cvxpy`) when the coordinate descent does
+#: not converge (measured: Clarabel takes 1.0–1.5 s at m = 1000).
+J_REFERENCE_LIMIT = 1000
 
 
 class WeakLabelProblem:
@@ -68,7 +75,7 @@ class WeakLabelProblem:
     >>> problem = wc.WeakLabelProblem(features=X, labelset=wc.labelsets.SemiSupervised(y_known))
     >>> value, alpha = problem.J(np.array([-1, -1, 1, 1]))
     >>> round(value, 3)
-    0.64
+    0.222
     """
 
     def __init__(self, kernel=None, labelset=None, costs=1.0, *, features=None, rank=None,
@@ -90,6 +97,16 @@ class WeakLabelProblem:
                 f"feature matrix) must be given. Got kernel={type(kernel).__name__}, "
                 f"features={type(features).__name__}."
             )
+        if rank is not None:
+            if features is not None:
+                raise ValueError("`rank` applies to `kernel` (a low-rank factor of the kernel "
+                                 "matrix); with `features` the factor is the feature matrix "
+                                 f"itself. Got rank={rank!r} with features: leave it None.")
+            if (isinstance(rank, (bool, np.bool_)) or not isinstance(rank, numbers.Integral)
+                    or rank < 1):
+                raise ValueError(f"`rank` must be None or a positive integer. Got {rank!r} "
+                                 "instead.")
+            rank = int(rank)
         if features is not None:
             if sp.issparse(features):
                 X = sp.csr_matrix(features, dtype=float)
@@ -205,7 +222,10 @@ class WeakLabelProblem:
         Returns the primal value at the solver's solution (an upper estimate of ``J(b)`` whose
         gap is below the solver tolerance), so it is a valid upper bound of the MIP whatever the
         tolerance. ``tol`` (projected gradient) defaults to 1e-6, or 1e-3 above 20,000 points
-        where the last digits cost most of the time.
+        where the last digits cost most of the time. A descent that reaches ``max_epochs`` is
+        continued without shrinking and, on up to ``J_REFERENCE_LIMIT`` dual variables,
+        restarted from the interior-point reference's α: its primal value would otherwise be a
+        loose upper bound, not ``J(b)``.
 
         Returns
         -------
@@ -220,7 +240,31 @@ class WeakLabelProblem:
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha0, tol=tol,
                                max_epochs=max_epochs, gram=self.gram)
+            if not sol.converged:
+                sol = self._refine(b, rows, signs, sol, tol, max_epochs)
         return float(sol.primal_value), sol.alpha
+
+    def _refine(self, b, rows, signs, sol, tol, max_epochs):
+        """A coordinate descent stopped by ``max_epochs`` can leave its primal value far above
+        ``J(b)`` (measured: 122.7 for J = 87.55 on 9 points of a rank-1 linear kernel, C = 10,
+        where shrinking strands the descent; it converges in 5,095 epochs without shrinking).
+        Continue without shrinking, warm; if that does not converge either, start again from
+        the interior-point reference's α (at most ``J_REFERENCE_LIMIT`` dual variables).
+        Returns the solution with the smallest primal value (each is an upper bound of J)."""
+        best = sol
+        more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha, tol=tol,
+                            max_epochs=4 * max_epochs, shrinking=False, gram=self.gram)
+        best = min(best, more, key=lambda s: s.primal_value)
+        if more.converged or len(rows) > J_REFERENCE_LIMIT:
+            return best
+        try:
+            _, alpha_ref = box_qp_cvxpy(self.label_kernel(b), self.costs)
+        except SolverError:
+            return best
+        alpha_ref = np.clip(alpha_ref, 0.0, self.costs)
+        polished = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha_ref,
+                                tol=tol, max_epochs=max_epochs, shrinking=False, gram=self.gram)
+        return min(best, polished, key=lambda s: s.primal_value)
 
     def dual_coef(self, alpha, working_set, mu):
         """Coefficients ``β`` over the training points with ``f(x) = Σ_i β_i k(x_i, x)``:
