@@ -119,12 +119,14 @@ def _at_most_one_positive(r):
     return b
 
 
-def test_compare_on_a_custom_set_without_enumerate():
-    """docs/custom_labelset.rst: ``enumerate`` is optional; compare raised NotImplementedError
-    (from ``cardinality()``) before running any rung."""
+@pytest.mark.parametrize("with_contains", [True, False])
+def test_compare_on_a_custom_set_without_enumerate(with_contains):
+    """docs/custom_labelset.rst: ``enumerate`` (and ``contains``) are optional; compare raised
+    NotImplementedError (from ``cardinality()``, then from ``contains`` in the alternating
+    polish) before running any rung."""
     n = 7
-    labelset = wc.labelsets.Custom(n, _at_most_one_positive,
-                                   contains=lambda b: np.sum(b > 0) <= 1)
+    contains = (lambda b: np.sum(b > 0) <= 1) if with_contains else None
+    labelset = wc.labelsets.Custom(n, _at_most_one_positive, contains=contains)
     members = [np.array(v, dtype=float) for v in itertools.product((-1, 1), repeat=n)
                if np.sum(np.array(v) > 0) <= 1]
     X = np.random.default_rng(1).standard_normal((n, 2))

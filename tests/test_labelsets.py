@@ -548,7 +548,16 @@ def test_custom_optional_parts():
     np.testing.assert_array_equal(B.initial(random_state=0), [1, -1])
     with pytest.raises(NotImplementedError, match="need `enumerate`"):
         B.cardinality()
-    with pytest.raises(NotImplementedError, match="needs `contains` or `enumerate`"):
-        Custom(2, np.sign).contains([1, 1])
+    # without `contains` or `enumerate`, membership by the oracle: b ∈ B iff oracle(b) = b
+    def at_most_one_positive(r):
+        b = -np.ones(len(r))
+        if r.max() > 0:
+            b[np.argmax(r)] = 1.0
+        return b
+
+    B = Custom(3, at_most_one_positive)
+    members = [b for b in itertools.product([-1.0, 1.0], repeat=3) if sum(np.array(b) > 0) <= 1]
+    for b in itertools.product([-1.0, 1.0], repeat=3):
+        assert B.contains(list(b)) == (b in members)
     b = Custom(3, lambda r: np.where(r >= 0, 1.0, -1.0)).initial(random_state=1)
     assert set(b) <= {-1.0, 1.0}  # rounds random scores with the oracle

@@ -902,7 +902,8 @@ class Custom(LabelSet):
         (n_samples,).
     contains : callable, optional
         ``contains(b) -> bool`` for a ±1 vector ``b``. Without it, membership is tested
-        against ``enumerate`` (when given).
+        against ``enumerate`` when given, else with the oracle: ``b ∈ B`` exactly when
+        ``oracle(b) = b``, since ``bᵀb' = n`` for the ±1 vector ``b' = b`` alone.
     initial : callable, optional
         ``initial(random_state) -> b`` (a ``numpy.random.RandomState``), a random element.
         Without it, ``initial()`` rounds random Gaussian scores with ``oracle``.
@@ -922,7 +923,8 @@ class Custom(LabelSet):
     -----
     The driver trusts ``oracle`` to be exact; a heuristic oracle still gives feasible labels
     but the label-generation value is then no longer a certified bound. ``cardinality()`` and
-    ``enumerate()`` need ``enumerate``; ``contains`` needs ``contains`` or ``enumerate``.
+    ``enumerate()`` need ``enumerate``; ``contains`` uses ``contains``, ``enumerate`` or the
+    oracle, in that order.
 
     Examples
     --------
@@ -971,7 +973,8 @@ class Custom(LabelSet):
             return bool(self._contains_fn(b))
         if self._enumerate_fn is not None:
             return bool(np.any(np.all(self._all_elements() == b, axis=1)))
-        raise NotImplementedError("Custom.contains needs `contains` or `enumerate`.")
+        # an exact oracle maximises bᵀb' over B; the only ±1 vector with bᵀb' = n is b itself
+        return bool(np.array_equal(self._argmax(np.asarray(b, dtype=float)), b))
 
     def _random_element(self, rng):
         if self._initial_fn is not None:
