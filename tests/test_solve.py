@@ -243,3 +243,24 @@ def test_label_generation_rejects_bad_round_settings():
         wc.solve(problem, method="label_generation", max_iter=0)
     with pytest.raises(ValueError, match="`tol` must be a non-negative number"):
         wc.solve(problem, method="label_generation", tol=-1.0)
+
+
+def test_rounding_reaches_the_true_labeling_on_separated_clusters():
+    """On two clusters split by a gap with a linear kernel (the low-density assumption holds),
+    the true labeling has a low J (0.39-0.59 on these seeds) and the relaxation's candidates lie
+    in different basins of J: the rounding polishes each of them and keeps the best, so its
+    labels are no worse than the truth on most problems (measured: 9 of these 10). Polishing only
+    the candidate with the lowest J before polishing got there on 2 of them (J up to 2.7)."""
+    from weakcvx.datasets import make_gap_clusters
+
+    reached = 0
+    for seed in range(10):
+        X, y_true, y_known = make_gap_clusters(200, n_labeled=4, random_state=seed)
+        F = np.hstack([X, np.ones((len(X), 1))])
+        problem = wc.WeakLabelProblem(F @ F.T, wc.labelsets.SemiSupervised(y_known),
+                                      costs=(1.0, 0.1))
+        truth, _ = problem.J(y_true.astype(float))
+        res = wc.solve(problem, method="label_generation", random_state=0)
+        assert problem.labelset.contains(res.labels)
+        reached += res.upper_bound <= truth * (1 + J_RTOL)
+    assert reached >= 8

@@ -218,27 +218,48 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
     M (both signs; DESIGN §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``) and
-    the heaviest label of C; the one with the
-    lowest ``J`` is then polished by alternating (SVM fit / exact relabeling, at most
-    ``polish_iter`` fits), which can only lower ``J``. Returns ``(labels, J, alpha)`` with
-    ``alpha`` the dual solution of ``J(labels)`` (the SVM of the labels).
+    the heaviest label of C. With ``polish``, *each* distinct candidate is polished by
+    alternating (SVM fit / exact relabeling, at most ``polish_iter`` fits), which can only lower
+    its ``J``; the labeling with the lowest ``J`` is returned. Returns ``(labels, J, alpha)``
+    with ``alpha`` the dual solution of ``J(labels)`` (the SVM of the labels).
+
+    Why every candidate and not only the best one: where the relaxation's optimum is not unique
+    (or nearly so), the candidates lie in different basins of the non-convex ``J``, and ``J``
+    before polishing does not tell which basin is best. Measured on
+    ``make_gap_clusters(200, n_labeled=4)``, seeds 0-9, linear kernel (as features and as a
+    kernel matrix, costs (1, 0.1)), where the true labeling has ``J`` 0.39-0.59: polishing the
+    best candidate only, the mean ``J`` of the rounded labels is 1.84 and their mean
+    transductive accuracy 0.587; polishing each, 0.80 and 0.976 (the true labeling on 17 of the
+    20 problems). Fit times barely move: S3VM (10% labeled) and MaxMarginClustering defaults on
+    australian, pima and heart, one thread, took 0.6 / 4.0 / 0.2 s and 9.8 / 7.0 / 0.9 s before,
+    0.6 / 4.1 / 0.2 s and 8.0 / 7.2 / 0.9 s after, with the same accuracies but S3VM on
+    australian (0.848 → 0.854); ``bench ssl-uci`` mean 0.771 → 0.770. Polishing every label
+    in the support of ``μ`` as well finds the true labeling on seed 8 too, but made
+    MaxMarginClustering 2-4 times slower and less accurate (pima 0.70 → 0.54: lower ``J``,
+    worse clusters), so it is not done.
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
-    candidates = [working_set[int(np.argmax(mu))]]
+    candidates = [labelset.argmax(scores), working_set[int(np.argmax(mu))]]
     if eigen_candidates and getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
         Y = np.stack(working_set) * np.sqrt(mu)[:, None]  # M = Yᵀ Y
         u = np.linalg.svd(Y, full_matrices=False)[2][0]
         u = u + 1e-9 * scores  # points every label agrees on are tied; follow f
         candidates += [labelset.argmax(u), labelset.argmax(-u)]
-    labels, value, labels_alpha = round_scores(problem, scores, candidates)
-    if polish:
-        from .local import alternating
+    distinct = []
+    for b in candidates:
+        if not any(np.array_equal(b, seen) for seen in distinct):
+            distinct.append(b)
+    if not polish:
+        return round_scores(problem, scores, distinct[1:])
+    from .local import alternating
 
-        res = alternating(problem, initial=labels, max_iter=polish_iter)
-        if res.upper_bound < value:
-            labels, value, labels_alpha = res.labels, res.upper_bound, res.alpha
-    return labels, value, labels_alpha
+    best = None
+    for b in distinct:
+        res = alternating(problem, initial=b, max_iter=polish_iter)
+        if best is None or res.upper_bound < best[1]:
+            best = (res.labels, res.upper_bound, res.alpha)
+    return best
 
 
 def _blas_threads(problem):
