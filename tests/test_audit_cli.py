@@ -197,3 +197,30 @@ def test_standardize_must_be_a_boolean(load, name, value):
     raw, _ = load(name, standardize=False)
     scaled, _ = load(name, standardize=True)
     assert not np.allclose(raw, scaled)
+
+
+def test_make_bags_reads_only_the_rows_of_X():
+    """make_bags uses X for its number of rows only (its docstring): missing feature values are
+    not its business, and a 1-D X is refused by name."""
+    from weakcvx.datasets import make_bags
+
+    X = np.random.default_rng(0).random((20, 2))
+    X[0, 0] = np.nan
+    y = np.repeat([0, 1], 10)
+    bag_ids, proportions = make_bags(X, y, bag_size=5, random_state=0)
+    clean_ids, clean_proportions = make_bags(np.zeros((20, 2)), y, bag_size=5, random_state=0)
+    np.testing.assert_array_equal(bag_ids, clean_ids)
+    np.testing.assert_allclose(proportions, [y[bag_ids == k].mean() for k in range(4)])
+    with pytest.raises(ValueError, match="`X` must be 2-D"):
+        make_bags(np.zeros(20), y, bag_size=5)
+
+
+def test_kernel_function_says_a_data_dependent_gamma_needs_the_data():
+    import weakcvx as wc
+
+    with pytest.raises(ValueError, match="`X_fit` is needed"):
+        wc.kernels.kernel_function("rbf", gamma="scale")
+    with pytest.raises(ValueError, match="`X` is needed"):
+        wc.kernels.resolve_gamma(None, "mean_distance")
+    k, g = wc.kernels.kernel_function("rbf", gamma=0.5)
+    assert g == 0.5

@@ -18,7 +18,7 @@ import numbers
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 
 __all__ = [
     "make_two_moons",
@@ -512,8 +512,12 @@ def make_bags(X, y, bag_size, random_state=None):
     >>> np.bincount(bag_ids).tolist(), proportions.shape
     ([4, 4, 2], (3,))
     """
-    X = check_array(X, accept_sparse=True, dtype=None)
-    n_samples = X.shape[0]
+    # only the number of rows is used: missing values in X are the user's business here
+    shape = X.shape if hasattr(X, "shape") else np.shape(np.asarray(X, dtype=object))
+    if len(shape) != 2:
+        raise ValueError(f"`X` must be 2-D, of shape (n_samples, n_features). Got shape "
+                         f"{tuple(shape)} instead.")
+    n_samples = shape[0]
     y = _check_labels("y", y, n_samples)
     values = set(np.unique(y).tolist())
     if not (values <= {-1, 1} or values <= {0, 1}):

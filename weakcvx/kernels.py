@@ -109,6 +109,9 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
         raise ValueError(
             f"`gamma` must be 'mean_distance', 'scale' or a positive number. Got {gamma!r} instead."
         )
+    if X is None:
+        raise ValueError(f"`X` is needed to resolve gamma={gamma!r} from the data (or give a "
+                         "positive number). Got X=None.")
     X = _check_data(X)
     n = X.shape[0]
     # the estimate builds a max_samples² distance matrix: keep it within the memory budget
@@ -181,7 +184,10 @@ def kernel_function(kernel="rbf", gamma="mean_distance", degree=3, coef0=1.0, X_
     if kernel == "linear":
         return (lambda X, Y=None: linear(X, Y)), None
     if kernel == "rbf":
-        g = resolve_gamma(X_fit, gamma) if X_fit is not None else resolve_gamma(None, gamma)
+        if X_fit is None and isinstance(gamma, str):
+            raise ValueError(f"`X_fit` is needed to resolve gamma={gamma!r} from the training "
+                             "data (or give a positive number). Got X_fit=None.")
+        g = resolve_gamma(X_fit, gamma)
         return (lambda X, Y=None: rbf(X, Y, gamma=g)), g
     if kernel == "poly":
         g = 1.0 if gamma in ("mean_distance", "scale") else float(gamma)
