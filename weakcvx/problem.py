@@ -257,23 +257,26 @@ class WeakLabelProblem:
         """A coordinate descent stopped by ``max_epochs`` can leave its primal value far above
         ``J(b)`` (measured: 122.7 for J = 87.55 on 9 points of a rank-1 linear kernel, C = 10,
         where shrinking strands the descent; it converges in 5,095 epochs without shrinking).
-        Continue without shrinking, warm; if that does not converge either, start again from
-        the interior-point reference's α (at most ``J_REFERENCE_LIMIT`` dual variables).
+        Up to ``J_REFERENCE_LIMIT`` dual variables, start again from the interior-point
+        reference's α and polish it without shrinking; above, continue without shrinking, warm
+        (measured on ProportionSVM label generation, australian, 276 rows, bags of 4, C = 10:
+        continuing first and falling back on the reference took 7.5 s a fit, of which 4.2 s in
+        continuations that mostly (19 of 24) did not converge; this order 3.6 s, of which 2.2 s in
+        the reference; without any refinement 1.2 s, with J up to 9% too high).
         Returns the solution with the smallest primal value (each is an upper bound of J)."""
-        best = sol
-        more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha, tol=tol,
-                            max_epochs=4 * max_epochs, shrinking=False, gram=self.gram)
-        best = min(best, more, key=lambda s: s.primal_value)
-        if more.converged or len(rows) > J_REFERENCE_LIMIT:
-            return best
+        if len(rows) > J_REFERENCE_LIMIT:
+            more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha,
+                                tol=tol, max_epochs=4 * max_epochs, shrinking=False,
+                                gram=self.gram)
+            return min(sol, more, key=lambda s: s.primal_value)
         try:
             _, alpha_ref = box_qp_cvxpy(self.label_kernel(b), self.costs)
         except SolverError:
-            return best
+            alpha_ref = sol.alpha
         alpha_ref = np.clip(alpha_ref, 0.0, self.costs)
         polished = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha_ref,
                                 tol=tol, max_epochs=max_epochs, shrinking=False, gram=self.gram)
-        return min(best, polished, key=lambda s: s.primal_value)
+        return min(sol, polished, key=lambda s: s.primal_value)
 
     def dual_coef(self, alpha, working_set, mu):
         """Coefficients ``β`` over the training points with ``f(x) = Σ_i β_i k(x_i, x)``:
