@@ -427,13 +427,10 @@ def _time_limit(text):
     if text.strip().lower() == "none":
         return None
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
+        return _positive(text)
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds or 'none'; got "
-                                         f"{text!r}")
-    return value
+                                         f"{text!r}") from None
 
 
 def _positive(text):
