@@ -15,6 +15,7 @@ from .api import solve
 from .estimators import (S3VM, BetaSVM, BranchAndBoundS3VM, InvCal, MaxMarginClustering, MeanMap,
                          MultiInstanceSVM, PartialLabelSVM, ProportionSVM)
 from .ladder import compare
+from . import preprocessing
 from .problem import WeakLabelProblem
 from ._solvers import SolverFallbackWarning
 from .result import SolveResult, SolverError
@@ -43,6 +44,7 @@ __all__ = [
     "InvCal",
     "MeanMap",
     "model_selection",
+    "preprocessing",
     "datasets",
     "kernels",
     "labelsets",
