@@ -540,3 +540,15 @@ def test_errors_name_the_argument(call, match):
 def test_docstring_examples_run():
     result = doctest.testmod(datasets, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 20 and result.failed == 0
+
+
+def test_standardize_zeroes_columns_constant_up_to_rounding():
+    # a constant column whose computed mean is rounded: std ~1e-17, not 0; dividing by it
+    # would turn rounding noise into a feature of scale 1
+    from weakcvx._validation import standardize_columns
+
+    X = np.column_stack([np.full(7, -0.014952), np.arange(7.0)])
+    assert 0 < X[:, 0].std() < 1e-15
+    Z = standardize_columns(X)
+    np.testing.assert_array_equal(Z[:, 0], 0.0)
+    np.testing.assert_allclose(Z[:, 1], (X[:, 1] - 3.0) / 2.0)

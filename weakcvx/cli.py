@@ -13,6 +13,7 @@ import zipfile
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import standardize_columns
 from .ladder import EXACT_TIME_LIMIT  # default --time-limit of the exact rung
 
 __all__ = ["main"]
@@ -194,8 +195,7 @@ def load_data_file(path, label_column, unknown, n=None, seed=0):
     if not unlabeled.any():
         raise DataFileError(f"{path}: no row is marked unknown ({unknown!r}); nothing to learn")
     y_known = np.where(unlabeled, 0.0, np.where(labels == classes[1], 1.0, -1.0))
-    scale = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    X = standardize_columns(X)
     return X, y_known, classes
 
 

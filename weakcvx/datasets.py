@@ -777,10 +777,9 @@ def _load_npz(filename):
 
 
 def _standardize(X):
-    mean = X.mean(axis=0)
-    std = X.std(axis=0)
-    std[std == 0] = 1.0  # constant columns become 0, not NaN
-    return (X - mean) / std
+    from ._validation import standardize_columns
+
+    return standardize_columns(X)  # constant columns become 0, not NaN or rounding noise
 
 
 def _check_name(name, known, aliases=None):

@@ -14,6 +14,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
+from .._validation import constant_columns
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
@@ -111,13 +112,6 @@ def _candidates_from_target(candidates, n_samples, classes):
         raise ValueError(f"`classes` must hold {C.shape[1]} distinct labels, one per column of "
                          f"`candidates`. Got {classes!r}.")
     return classes_, C
-
-
-def _constant_columns(var, mean, n_samples):
-    """Columns whose variance is within rounding of 0 (the bound of scikit-learn's
-    StandardScaler): they are left unscaled instead of divided by ~0."""
-    eps = np.finfo(np.float64).eps
-    return var <= n_samples * eps * var + (n_samples * mean * eps) ** 2
 
 
 class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
@@ -320,7 +314,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             mean, var = mean_variance_axis(X, axis=0)
         else:
             mean, var = X.mean(axis=0), X.var(axis=0)
-        self.scale_ = np.where(_constant_columns(var, mean, n), 1.0, np.sqrt(var))
+        self.scale_ = np.where(constant_columns(var, mean, n), 1.0, np.sqrt(var))
         if float(self.intercept_scaling) > 0:
             self.mean_ = mean
         return self._standardized(X)
