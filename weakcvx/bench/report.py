@@ -140,8 +140,10 @@ def _rows_mil(records):
         else:
             ref = max(PAPER["mi-SVM"][r["dataset"]], PAPER["MI-SVM"][r["dataset"]])
             note = "paper: best of mi-SVM / MI-SVM"
-        rows.append(_row(paper, f"{r['dataset']}: {r['method']}", ref / 100, r["accuracy"],
-                         r["seconds"], note))
+        prep = r.get("preprocessing", "standardize")
+        prep = "preprocessing by inner CV" if prep == "select" else prep
+        rows.append(_row(paper, f"{r['dataset']}: {r['method']}, {prep}", ref / 100,
+                         r["accuracy"], r["seconds"], note))
     return rows
 
 
