@@ -562,3 +562,26 @@ def test_gram_only_solve_rejects_missing_and_bad_gram():
                                                                         [np.nan, 1.0]]))
     with pytest.raises(ValueError, match="`gram` must be a square"):
         solve_box_qp(None, np.arange(2), np.ones(2), 1.0, gram=np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_box_qp_reference_on_a_factor_agrees_with_the_dense_model(sparse):
+    # two CVXPY models of one QP: Q = G Gᵀ as a quad_form, and ½‖Gᵀα‖² on the factor
+    import scipy.sparse as sp
+
+    from weakcvx.svm import box_qp_cvxpy
+
+    rng = np.random.default_rng(3)
+    for m, d in ((40, 3), (60, 10)):
+        G = rng.normal(size=(m, d)) * (rng.random((m, d)) < 0.6)
+        c = rng.uniform(0.5, 5.0, size=m)
+        dense_value, dense_alpha = box_qp_cvxpy(G @ G.T, c)
+        value, alpha = box_qp_cvxpy(None, c, factor=sp.csr_matrix(G) if sparse else G)
+        # interior-point optimal values agree to the solvers' tolerance (1e-8 relative)
+        assert value == pytest.approx(dense_value, rel=1e-6)
+        assert np.all(alpha >= -1e-8) and np.all(alpha <= c + 1e-8)
+        # the dual α are not unique (rank d < m) but their objective is the optimum
+        objective = alpha.sum() - 0.5 * np.sum((G.T @ alpha) ** 2)
+        assert objective == pytest.approx(dense_value, rel=1e-6)
+    with pytest.raises(ValueError, match="not both"):
+        box_qp_cvxpy(np.eye(2), 1.0, factor=np.eye(2))

@@ -270,7 +270,13 @@ class WeakLabelProblem:
                                 gram=self.gram)
             return min(sol, more, key=lambda s: s.primal_value)
         try:
-            _, alpha_ref = box_qp_cvxpy(self.label_kernel(b), self.costs)
+            R = self._factor  # the features, or a built kernel factor; None with gram alone
+            if R is not None and R.shape[1] < len(rows):
+                # Q = G Gᵀ with G = diag(s) R[rows]: a model with d, not m², quadratic entries
+                G = sp.diags(signs) @ R[rows] if sp.issparse(R) else signs[:, None] * R[rows]
+                _, alpha_ref = box_qp_cvxpy(None, self.costs, factor=G)
+            else:
+                _, alpha_ref = box_qp_cvxpy(self.label_kernel(b), self.costs)
         except SolverError:
             alpha_ref = sol.alpha
         alpha_ref = np.clip(alpha_ref, 0.0, self.costs)
