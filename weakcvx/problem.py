@@ -262,7 +262,9 @@ class WeakLabelProblem:
         (measured on ProportionSVM label generation, australian, 276 rows, bags of 4, C = 10:
         continuing first and falling back on the reference took 7.5 s a fit, of which 4.2 s in
         continuations that mostly (19 of 24) did not converge; this order 3.6 s, of which 2.2 s in
-        the reference; without any refinement 1.2 s, with J up to 9% too high).
+        the reference; without any refinement 1.2 s, with J up to 9% too high). On features or a
+        built factor R the reference models ½‖Gᵀα‖², G = diag(s) R[rows]: 0.02 s a solve instead
+        of 0.09 s there, 3.1 s a fit.
         Returns the solution with the smallest primal value (each is an upper bound of J)."""
         if len(rows) > J_REFERENCE_LIMIT:
             more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha,
