@@ -142,6 +142,11 @@ def _rows_mil(records):
             note = "paper: best of mi-SVM / MI-SVM"
         prep = r.get("preprocessing", "standardize")
         prep = "preprocessing by inner CV" if prep == "select" else prep
+        if "seed_accuracies" in r:
+            prep += f", mean over CV seeds 0-{len(r['seed_accuracies']) - 1}"
+        if "seed_accuracies" in r:
+            note += (f"; seeds range {min(r['seed_accuracies']):.3f}-"
+                     f"{max(r['seed_accuracies']):.3f}")
         rows.append(_row(paper, f"{r['dataset']}: {r['method']}, {prep}", ref / 100,
                          r["accuracy"], r["seconds"], note))
     return rows
