@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._validation import standardize_columns
+
 __all__ = [
     "make_two_moons",
     "make_gap_clusters",
@@ -776,12 +778,6 @@ def _load_npz(filename):
         return {key: data[key] for key in data.files}
 
 
-def _standardize(X):
-    from ._validation import standardize_columns
-
-    return standardize_columns(X)  # constant columns become 0, not NaN or rounding noise
-
-
 def _check_name(name, known, aliases=None):
     aliases = aliases or {}
     if isinstance(name, str):
@@ -859,7 +855,7 @@ def load_uci(name, standardize=True):
     data = _load_npz(f"uci_{name}.npz")
     X = data["X"].astype(np.float64)
     y = np.where(data["y"] == UCI_POSITIVE_CLASS[name], 1, -1).astype(np.int64)
-    return (_standardize(X) if standardize else X), y
+    return (standardize_columns(X) if standardize else X), y
 
 
 def _class_order(labels):
@@ -926,7 +922,7 @@ def load_multiclass(name, standardize=True):
     order = _class_order(labels.tolist())
     rank = np.array([order.index(label) for label in labels.tolist()])
     y = rank[index]
-    return (_standardize(X) if standardize else X), y.astype(np.int64)
+    return (standardize_columns(X) if standardize else X), y.astype(np.int64)
 
 
 def list_mil():
