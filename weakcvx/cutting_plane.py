@@ -24,6 +24,7 @@ import logging
 import numbers
 import time
 import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -32,7 +33,7 @@ from .mkl import solve_master
 from .result import SolveResult
 from .svm import solve_box_qp
 
-__all__ = ["label_generation", "supervised_scores", "round_scores", "round_relaxation"]
+__all__ = ["label_generation", "RoundPolicy", "supervised_scores", "round_scores", "round_relaxation"]
 
 #: Above this many points the driver uses the large-problem defaults (see ``label_generation``).
 #: A round then costs T passes over an n×n label kernel per alternation; measured at n = 2000
@@ -43,6 +44,10 @@ LARGE_N = 1000
 #: rows (measured on 5,000 sparse rows: the small-problem defaults took 577 s, the large ones
 #: 34 s for the same labels).
 LARGE_LINEAR_N = 5000
+
+#: Projected-gradient tolerance of the SVM fits inside the rounding's polish; the labels it
+#: ends at get an exact ``J`` (default tolerance) afterwards.
+POLISH_TOL = 1e-3
 
 logger = logging.getLogger("weakcvx")
 
@@ -82,7 +87,7 @@ def _eigen_directions(problem, alpha, k=2):
     """Scores of all points along the leading eigen-directions of ``H = diag(α) K diag(α)``
     (the top right singular vectors ``u`` of ``diag(α) R``, extended to every point as ``R u``)."""
     import scipy.sparse as sp
-    from scipy.sparse.linalg import eigsh, svds
+    from scipy.sparse.linalg import svds
 
     if problem.gram is not None:
         # u: top eigenvectors of H = diag(α) K diag(α) = A Aᵀ; the right singular vectors of
@@ -91,18 +96,17 @@ def _eigen_directions(problem, alpha, k=2):
         k = min(k, n - 1)
         if k < 1 or not np.any(alpha):
             return []
-        H = alpha[:, None] * problem.gram * alpha[None, :]
-        try:
-            if n > 60:
-                # the directions only seed the ascent: 1e-2 is plenty (1e-4 cost 6 s of a 41 s
-                # fit on 2000 chess points)
-                _, U = eigsh(H, k=k, which="LA", tol=1e-2, maxiter=200,
-                             v0=np.random.default_rng(0).standard_normal(n))
-            else:
-                _, U = np.linalg.eigh(H)
-                U = U[:, -k:]
-        except Exception:  # ARPACK failure: the other starts remain
-            return []
+        # randomized subspace iteration (Halko et al. 2011) on H through K: the directions only
+        # seed the ascent, so four products with K [n × (k+4)] are plenty, and much cheaper
+        # than an ARPACK solve to any tolerance
+        K = problem.gram
+        rng = np.random.default_rng(0)
+        Y = rng.standard_normal((n, k + 4))
+        for _ in range(4):
+            Y, _ = np.linalg.qr(alpha[:, None] * (K @ (alpha[:, None] * Y)))
+        B = Y.T @ (alpha[:, None] * (K @ (alpha[:, None] * Y)))
+        _, V = np.linalg.eigh(0.5 * (B + B.T))
+        U = Y @ V[:, -k:]
         return [np.asarray(problem.kernel_dot(alpha * U[:, j])).ravel()
                 for j in range(U.shape[1] - 1, -1, -1)]
     R = problem.factor
@@ -121,20 +125,26 @@ def _eigen_directions(problem, alpha, k=2):
     return [np.asarray(R @ v).ravel() for v in Vt]
 
 
-def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4,
-                           eigen_starts=True):
-    r"""A violated label by sorting oracles only (no enumeration).
+def _violated_by_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4,
+                         eigen_starts=True):
+    r"""Candidate violated labels by sorting oracles only (no enumeration).
 
     WellSVM's step linearises ``bᵀHb`` at ``b̂ = argmax_{b∈C} αᵀQ_bα`` and sorts once. That can
     stall at labels that follow the current classifier. Here the linearise-and-sort step is
     iterated to a fixed point (monotone in ``αᵀQ_bα``) from several starts: ``b̂``, the next
     labels of C by ``αᵀQ_bα``, and the signs of the leading eigen-directions of H (whose
-    tie-break follows the direction itself). The most violated result is returned.
+    tie-break follows the direction itself).
+
+    Returns the distinct end points and their values ``αᵀQ_bα``, the most violated first (the
+    earlier start first among ties: labels that differ only where α = 0 have the same value up
+    to the rounding of the block product, and the earlier starts follow the working set;
+    measured on gap clusters, breaking such ties by rounding turned 4/5 recoveries into 2/5).
     """
     labelset = problem.labelset
     if hasattr(labelset, "most_violated"):
         t_hat = int(np.argmax(quadratics))
-        return labelset.most_violated(problem, alpha, working_set[t_hat], scores)
+        b = labelset.most_violated(problem, alpha, working_set[t_hat], scores)
+        return [b], np.array([problem.quadratic(alpha, b)])
     starts = [(working_set[t], scores) for t in np.argsort(-np.asarray(quadratics))[:n_starts]]
     directions = _eigen_directions(problem, alpha, k=1 if n_starts == 1 else 2) \
         if eigen_starts else []
@@ -143,11 +153,16 @@ def _most_violated_sorting(problem, alpha, working_set, quadratics, scores, n_st
             b0 = labelset.argmax(alpha * direction + 1e-6 * problem.costs * direction)
             starts.append((b0, direction))
     labels, values = _ascend_block(problem, alpha, starts)
-    # the first start wins ties: labels that differ only where α = 0 have the same value up to
-    # the rounding of the block product, and the earlier starts follow the working set (measured
-    # on gap clusters: breaking such ties by rounding turned 4/5 recoveries into 2/5)
-    top = values.max()
-    return labels[int(np.flatnonzero(values >= top - 1e-10 * max(1.0, abs(top)))[0])]
+    distinct, kept = [], []
+    remaining = list(range(len(labels)))
+    while remaining:
+        top = max(values[j] for j in remaining)
+        j = next(j for j in remaining if values[j] >= top - 1e-10 * max(1.0, abs(top)))
+        remaining.remove(j)
+        if not any(np.array_equal(labels[j], b) for b in distinct):
+            distinct.append(labels[j])
+            kept.append(values[j])
+    return distinct, np.array(kept)
 
 
 def _ascend_block(problem, alpha, starts, max_steps=10):
@@ -213,34 +228,33 @@ def round_scores(problem, scores, candidates=()):
 
 
 def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20,
-                     eigen_candidates=True):
+                     eigen_candidates=True, start=None):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
-    M (both signs; DESIGN §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``) and
-    the heaviest label of C. With ``polish``, *each* distinct candidate is polished by
-    alternating (SVM fit / exact relabeling, at most ``polish_iter`` fits), which can only lower
-    its ``J``; the labeling with the lowest ``J`` is returned. Returns ``(labels, J, alpha)``
-    with ``alpha`` the dual solution of ``J(labels)`` (the SVM of the labels).
+    M (both signs; the rank-1 recovery of DESIGN §3.6; skipped with ``eigen_candidates=False``),
+    the heaviest label of C, and ``start`` (the search's first label, e.g. the supervised SVM's
+    rounding). With ``polish``, *each* distinct candidate is polished by alternating (SVM fit /
+    exact relabeling, at most ``polish_iter`` fits), which can only lower its ``J``; the
+    labeling with the lowest ``J`` is returned, so with ``start`` the result's ``J`` is never
+    above the alternating heuristic's from that start. Every candidate is polished, not only
+    the best one: where the relaxation's optimum is (nearly) not unique the candidates lie in
+    different basins of ``J``, and ``J`` before polishing does not tell which basin is best
+    (``tests/test_solve.py::test_rounding_reaches_the_true_labeling_on_separated_clusters``).
 
-    Why every candidate and not only the best one: where the relaxation's optimum is not unique
-    (or nearly so), the candidates lie in different basins of the non-convex ``J``, and ``J``
-    before polishing does not tell which basin is best. Measured on
-    ``make_gap_clusters(200, n_labeled=4)``, seeds 0-9, linear kernel (as features and as a
-    kernel matrix, costs (1, 0.1)), where the true labeling has ``J`` 0.39-0.59: polishing the
-    best candidate only, the mean ``J`` of the rounded labels is 1.84 and their mean
-    transductive accuracy 0.587; polishing each, 0.80 and 0.976 (the true labeling on 17 of the
-    20 problems). Fit times barely move: S3VM (10% labeled) and MaxMarginClustering defaults on
-    australian, pima and heart, one thread, took 0.6 / 4.0 / 0.2 s and 9.8 / 7.0 / 0.9 s before,
-    0.6 / 4.1 / 0.2 s and 8.0 / 7.2 / 0.9 s after, with the same accuracies but S3VM on
-    australian (0.848 → 0.854); ``bench ssl-uci`` mean 0.771 → 0.770. Polishing every label
-    in the support of ``μ`` as well finds the true labeling on seed 8 too, but made
-    MaxMarginClustering 2-4 times slower and less accurate (pima 0.70 → 0.54: lower ``J``,
-    worse clusters), so it is not done.
+    Returns
+    -------
+    labels : ndarray
+    value : float
+        ``J(labels)``.
+    alpha : ndarray
+        The dual solution of ``J(labels)`` (the SVM of the labels).
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
     candidates = [labelset.argmax(scores), working_set[int(np.argmax(mu))]]
+    if start is not None:
+        candidates.append(np.asarray(start, dtype=float))
     if eigen_candidates and getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
         Y = np.stack(working_set) * np.sqrt(mu)[:, None]  # M = Yᵀ Y
         u = np.linalg.svd(Y, full_matrices=False)[2][0]
@@ -254,11 +268,18 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         return round_scores(problem, scores, distinct[1:])
     from .local import alternating
 
-    best = None
+    # polish with loose SVM fits (the labels only need the scores' signs), then the exact J of
+    # each distinct end point, warm-started
+    ends = []
     for b in distinct:
-        res = alternating(problem, initial=b, max_iter=polish_iter)
-        if best is None or res.upper_bound < best[1]:
-            best = (res.labels, res.upper_bound, res.alpha)
+        res = alternating(problem, initial=b, max_iter=polish_iter, j_tol=POLISH_TOL)
+        if not any(np.array_equal(res.labels, e[0]) for e in ends):
+            ends.append((res.labels, res.alpha))
+    best = None
+    for labels, alpha0 in ends:
+        value, alpha = problem.J(labels, alpha0=alpha0)
+        if best is None or value < best[1]:
+            best = (labels, value, alpha)
     return best
 
 
@@ -287,14 +308,172 @@ def _small_problem_blas(func):
     return wrapper
 
 
+@dataclass(frozen=True)
+class RoundPolicy:
+    """How much work each round of :func:`label_generation` does: the defaults that depend on
+    the problem's size, in one place (DESIGN §3.3: the inner solves dominate the cost, so a
+    round solves its master loosely, warm-started, and the final working set is solved once
+    more to ``final_tol``).
+
+    Attributes
+    ----------
+    tol : float
+        Stop when the master value decreased by less than ``tol`` (relative) in ``patience``
+        rounds in a row.
+    max_alternations, master_tol, inner_tol :
+        MKLGL alternation cap, saddle-gap tolerance and box-QP tolerance of a round's master
+        (``inner_tol=None``: from ``master_tol``).
+    final_alternations, final_tol :
+        The same for the master over the final working set, whose value is reported.
+    n_starts : int
+        Labels of C (by ``αᵀQ_bα``) that start the linearise-and-sort ascent.
+    eigen_starts : bool
+        Also start from the signs of the leading eigen-directions of ``H = K ∘ ααᵀ``.
+    cuts : int
+        Violated labels added per round: the most violated distinct end points of the ascent
+        (several cutting planes per round; fewer rounds for the same master value).
+    prune : float
+        Drop the labels whose weight fell below ``prune · max μ`` before the next round.
+    polish_iter : int
+        SVM fits per rounding candidate in :func:`round_relaxation`.
+    eigen_candidates : bool
+        Rounding candidates from the leading eigenvector of ``M = Σ μ_t b_t b_tᵀ``.
+    """
+
+    tol: float = 1e-2
+    max_alternations: int = 2
+    master_tol: float = 1e-2
+    inner_tol: float | None = 1e-2
+    final_alternations: int = 5
+    final_tol: float = 1e-4
+    n_starts: int = 2
+    eigen_starts: bool = True
+    cuts: int = 3
+    prune: float = 0.0
+    polish_iter: int = 20
+    eigen_candidates: bool = True
+
+    @classmethod
+    def for_problem(cls, problem, oracle="sorting", **overrides):
+        """The policy for ``problem``: the defaults above up to ``LARGE_N`` kernel points
+        (``LARGE_LINEAR_N`` rows of features), a leaner one above (one start, one cut,
+        pruning at 1%, short polish: a round there costs ``T`` passes over all points), the
+        certified settings with ``oracle="exact"`` (tight master in every round, one cut, no
+        pruning, since the certificate is only as tight as the master's α). ``overrides``
+        with value ``None`` are ignored."""
+        large = problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)
+        fields = {}
+        if large:
+            fields.update(n_starts=1, eigen_starts=False, cuts=1, prune=0.01, polish_iter=5,
+                          eigen_candidates=False, final_alternations=6)
+        if oracle == "exact":
+            fields.update(tol=1e-3, max_alternations=20, master_tol=1e-4, inner_tol=None,
+                          cuts=1, prune=0.0)
+        fields.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**fields)
+
+    @classmethod
+    def paper(cls):
+        """WellSVM Algorithm 1 as published (Li et al. 2013, §4.1): one violated label a round,
+        every master solved to a saddle gap of 1e-4 (up to 20 alternations a round), the
+        relative-decrease test at 1e-3; the reference :func:`label_generation`'s defaults are
+        measured against (``weakcvx bench peers``)."""
+        return cls(tol=1e-3, max_alternations=20, master_tol=1e-4, inner_tol=None,
+                   final_alternations=200, final_tol=1e-4, cuts=1)
+
+
+def _check_driver_options(oracle, max_iter, tol, epsilon, cuts):
+    if oracle not in ("sorting", "exact"):
+        raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
+    for name, number in (("max_iter", max_iter), ("cuts", cuts)):
+        if number is None and name == "cuts":
+            continue
+        if isinstance(number, bool) or not isinstance(number, numbers.Integral) or number < 1:
+            raise ValueError(f"`{name}` must be an integer >= 1. Got {number!r} instead.")
+    for name, number in (("tol", tol), ("epsilon", epsilon)):
+        if number is not None and not (isinstance(number, numbers.Real) and number >= 0):
+            raise ValueError(f"`{name}` must be a non-negative number. Got {number!r} instead.")
+
+
+def _first_label(problem, initial, random_state):
+    """``b₀``: the supervised SVM's scores rounded by the label set (or its own initial rule),
+    or the user's ``initial``, which must be feasible."""
+    labelset = problem.labelset
+    if initial is None:
+        return labelset.initial(scores=supervised_scores(problem), random_state=random_state)
+    b0 = np.asarray(initial, dtype=float)
+    if not labelset.contains(b0):
+        raise ValueError("`initial` must be an element of the label set. Got an infeasible "
+                         "labeling.")
+    return b0
+
+
+def _master(problem, working_set, alpha, mu, master, policy, random_state, final=False,
+            master_tol=None):
+    """The master over the working set, warm-started from ``(alpha, mu)``."""
+    rows, signs = problem.stack(working_set)
+    tol = master_tol if master_tol is not None else \
+        (policy.final_tol if final else policy.master_tol)
+    inner_tol = policy.inner_tol
+    if final and inner_tol is not None:
+        inner_tol = min(inner_tol, max(tol, 1e-8))
+    return solve_master(_master_factor(problem, master), rows, signs, problem.costs,
+                        master=master, alpha0=alpha, mu0=mu, tol=tol,
+                        max_alternations=policy.final_alternations if final
+                        else policy.max_alternations,
+                        inner_tol=inner_tol,
+                        solver="CLARABEL" if problem.n_samples <= 300 else "SCS",
+                        random_state=random_state, gram=getattr(problem, "gram", None))
+
+
+def _violated(problem, sol, working_set, scores, policy, elements):
+    """Candidate violated labels at the master's α, the most violated first, with their
+    ``αᵀQ_bα``: by enumeration of B (``elements``) or by the sorting ascent."""
+    alpha = sol.alpha
+    if elements is not None:
+        q_all = _all_quadratics(problem, alpha, elements)
+        j = int(np.argmax(q_all))
+        return [elements[j]], np.array([float(q_all[j])])
+    labels, values = _violated_by_sorting(problem, alpha, working_set, sol.quadratics, scores,
+                                          n_starts=policy.n_starts,
+                                          eigen_starts=policy.eigen_starts)
+    # the block ascent's values are exact up to rounding; the top one is recomputed directly
+    values = np.array(values, dtype=float)
+    values[0] = problem.quadratic(alpha, labels[0])
+    return labels, values
+
+
+def _grow(working_set, mu, cuts, values, threshold, policy):
+    """Prune the light labels, then add the violated labels not yet in C (at most
+    ``policy.cuts``), each entering with weight ``1/|C|``."""
+    if policy.prune > 0 and len(working_set) > 1:
+        keep = np.flatnonzero(mu >= policy.prune * mu.max())
+        working_set = [working_set[t] for t in keep]
+        mu = mu[keep] / mu[keep].sum()
+    added = 0
+    for b, q in zip(cuts, values):
+        if added == policy.cuts or q <= threshold:
+            break
+        if any(np.array_equal(b, w) for w in working_set):
+            continue
+        working_set = [*working_set, np.asarray(b, dtype=float)]
+        mu = np.append(mu * (1 - 1 / len(working_set)), 1 / len(working_set))
+        added += 1
+    return working_set, mu
+
+
 @_small_problem_blas
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=None,
-                     max_iter=100, master=None, master_tol=1e-4, max_alternations=None,
-                     enumeration_limit=None, patience=3, prune=None, verbose=0, random_state=0,
-                     callback=None):
+                     max_iter=100, master=None, master_tol=None, max_alternations=None,
+                     enumeration_limit=None, patience=3, prune=None, cuts=None, policy=None,
+                     verbose=0, random_state=0, callback=None):
     r"""WellSVM's convex relaxation by label generation (cutting planes + MKL).
 
-    Solves ``min_{μ ∈ Δ(B)} max_{α ∈ A} 1ᵀα − ½αᵀ(Σ_b μ_b Q_b)α`` by growing a working set C.
+    Solves ``min_{μ ∈ Δ(B)} max_{α ∈ A} 1ᵀα − ½αᵀ(Σ_b μ_b Q_b)α`` by growing a working set C:
+    each round solves the master over C (MKLGL, loosely and warm-started), finds violated
+    labels by the label set's sorting oracle, and adds up to ``cuts`` of them. The master over
+    the final C is then solved to ``final_tol`` (:class:`RoundPolicy`), and the relaxation is
+    rounded to feasible labels (:func:`round_relaxation`).
 
     Parameters
     ----------
@@ -310,34 +489,20 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         Violation threshold, relative: stop when ``αᵀQ_{b*}α ≤ αᵀQ_{b̂}α + 2ε·max(1, value)``.
     tol : float or None
         Stop when the master value decreases by less than ``tol`` (relative) in ``patience``
-        consecutive rounds. ``None``: 1e-3 (WellSVM's value), or 1e-2 on large problems (above
-        ``LARGE_N`` = 1000 points, ``LARGE_LINEAR_N`` = 5000 for the linear kernel on features),
-        where a round costs T inner SVMs over all points (measured on 20,000 sparse rows: the
-        master value falls by about 1% a round from round 10 on while the rounded labels no
-        longer change).
+        consecutive rounds. ``None``: :class:`RoundPolicy`'s (1e-2; 1e-3 with the exact oracle).
     max_iter : int
         Maximum cutting-plane rounds.
     master : {"mklgl", "cvxpy"} or None
         Master solver. Default: ``"mklgl"`` (fast alternation) with the sorting oracle;
-        ``"cvxpy"`` (the SOCP, Clarabel up to 300 points, SCS above) with ``oracle="exact"``,
-        whose problems are tiny and whose certified value is only as tight as the master's α
-        (MKLGL converges slowly at tight tolerances).
-    master_tol, max_alternations :
-        Tolerance and alternation cap of the MKLGL master in each round (warm-started, so the
-        rounds together converge; DESIGN §3.3). Default cap: 20, or 3 on large problems, where
-        the inner SVMs are also solved to a loose tolerance (1e-2) (DESIGN §3.3: on 100k sparse
-        rows, 30 alternations cost 65× one LinearSVC fit, 5 cost 3.6×; measured on 5,000
-        sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made the fit 17× slower for the
-        same labels). After the last round the master over the final working set is solved
-        once more with 10× the cap (2× on large problems) at ``master_tol``, and that value is
-        reported.
-    prune : float or None
-        Drop from the working set the labels whose weight ``μ_t`` fell below ``prune`` (relative
-        to the largest) before the next round: an inner SVM costs ``O(T · nnz)`` per epoch, and
-        on large problems most labels end with weights near 0 (measured on 20,000 sparse rows
-        after 20 rounds: one label 0.78, fifteen below 0.01). The master over a subset of B
-        stays an estimate of the hull value from above. ``None``: 0.01 on large problems, else 0
-        (no pruning; the certified ``oracle="exact"`` path never prunes).
+        ``"cvxpy"`` (the SOCP, Clarabel up to 300 points, SCS above) with ``oracle="exact"``.
+    master_tol, max_alternations, prune, cuts :
+        Override the round's fields of :class:`RoundPolicy` (``None``: its defaults for this
+        problem's size). ``master_tol`` also sets the final master's tolerance.
+    policy : RoundPolicy or None
+        The whole policy, e.g. :meth:`RoundPolicy.paper` (WellSVM Algorithm 1 as published:
+        one cut a round, every master solved to 1e-4); the overrides above still apply.
+    patience : int
+        Stalled rounds in a row before the ``tol`` test stops the loop.
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
@@ -360,78 +525,45 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     >>> res.value <= res.upper_bound
     True
     """
-    if oracle not in ("sorting", "exact"):
-        raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"`max_iter` must be an integer >= 1 (cutting-plane rounds). Got "
-                         f"{max_iter!r} instead.")
-    for name, number in (("tol", tol), ("epsilon", epsilon)):
-        if number is not None and not (isinstance(number, numbers.Real) and number >= 0):
-            raise ValueError(f"`{name}` must be a non-negative number. Got {number!r} instead.")
+    _check_driver_options(oracle, max_iter, tol, epsilon, cuts)
     start = time.perf_counter()
-    labelset = problem.labelset
-    c = problem.costs
+    overrides = {k: v for k, v in dict(tol=tol, master_tol=master_tol, prune=prune, cuts=cuts,
+                                         max_alternations=max_alternations).items()
+                 if v is not None}
+    if policy is None:
+        policy = RoundPolicy.for_problem(problem, oracle, **overrides)
+    elif not isinstance(policy, RoundPolicy):
+        raise TypeError(f"`policy` must be a RoundPolicy. Got {type(policy).__name__} instead.")
+    else:
+        policy = replace(policy, **overrides)
+    if master_tol is not None:
+        policy = replace(policy, final_tol=master_tol)
     if master is None:
         master = "cvxpy" if oracle == "exact" else "mklgl"
-    large = problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)
-    if max_alternations is None:
-        max_alternations = 3 if large else 20
-    if tol is None:
-        tol = 1e-2 if large else 1e-3
-    inner_tol = 1e-2 if large else None
-    n_starts = 1 if large else 4
-    if prune is None:
-        prune = 0.01 if large and oracle != "exact" else 0.0
-    cvx_solver = "CLARABEL" if problem.n_samples <= 300 else "SCS"
-    gram = getattr(problem, "gram", None)
     elements = None
     if oracle == "exact":
-        kwargs = {} if enumeration_limit is None else {"limit": enumeration_limit}
-        elements = labelset.enumerate(**kwargs)
-
-    if initial is None:
-        scores0 = supervised_scores(problem)
-        b0 = labelset.initial(scores=scores0, random_state=random_state)
-    else:
-        b0 = np.asarray(initial, dtype=float)
-        if not labelset.contains(b0):
-            raise ValueError("`initial` must be an element of the label set. Got an infeasible "
-                             "labeling.")
+        elements = problem.labelset.enumerate(
+            **({} if enumeration_limit is None else {"limit": enumeration_limit}))
+    b0 = _first_label(problem, initial, random_state)
     working_set = [b0]
-    alpha = None
-    mu = None
+    alpha = mu = sol = None
     history = []
     status, message = "max_iter", f"stopped after max_iter={max_iter} rounds"
-    previous = np.inf
-    stalled = 0
-    certified_value = -np.inf
-    tight_retry = False
-    sol = None
+    best_value, stalled, certified_value, tight_retry = np.inf, 0, -np.inf, False
+    round_tol = None
     it = 0
     for it in range(1, max_iter + 1):
-        rows, signs = problem.stack(working_set)
-        sol = solve_master(_master_factor(problem, master), rows, signs, c, master=master,
-                           alpha0=alpha, mu0=mu,
-                           tol=master_tol, max_alternations=max_alternations,
-                           inner_tol=inner_tol, solver=cvx_solver, random_state=random_state,
-                           gram=gram)
-        alpha, mu = sol.alpha, sol.mu
-        value = sol.value
-        t_hat = int(np.argmax(sol.quadratics))
-        q_hat = float(sol.quadratics[t_hat])
+        sol = _master(problem, working_set, alpha, mu, master, policy, random_state,
+                      master_tol=round_tol)
+        alpha, mu, value = sol.alpha, sol.mu, sol.value
+        q_hat = float(np.max(sol.quadratics))
         scores = problem.decision_scores(alpha, working_set, mu)
-        if oracle == "exact":
-            q_all = _all_quadratics(problem, alpha, elements)
-            j = int(np.argmax(q_all))
-            b_star, q_star = elements[j], float(q_all[j])
+        cuts_found, q_cuts = _violated(problem, sol, working_set, scores, policy, elements)
+        if elements is not None:
             # any α of the box certifies 1ᵀα − ½ max_{b∈B} αᵀQ_bα ≤ hull value (minimax): keep
             # the best over the rounds, the last α need not be the best one
-            certified_value = max(certified_value, float(alpha.sum() - 0.5 * q_star))
-        else:
-            b_star = _most_violated_sorting(problem, alpha, working_set, sol.quadratics, scores,
-                                            n_starts=n_starts, eigen_starts=not large)
-            q_star = problem.quadratic(alpha, b_star)
-        violation = q_star - q_hat
+            certified_value = max(certified_value, float(alpha.sum() - 0.5 * q_cuts[0]))
+        violation = float(q_cuts[0]) - q_hat
         record = {"iteration": it, "value": value, "lower": sol.lower, "violation": violation,
                   "working_set_size": len(working_set), "alternations": sol.n_alternations,
                   "seconds": time.perf_counter() - start}
@@ -441,66 +573,66 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
                         violation, len(working_set))
         if callback is not None:
             callback(record)
-        if violation <= 2 * epsilon * max(1.0, abs(value)):
+        threshold = q_hat + 2 * epsilon * max(1.0, abs(value))
+        if q_cuts[0] <= threshold:
             status, message = "converged", "no violated label (WellSVM Algorithm 1 test)"
             break
         # The paper's second test ("the decrease of the objective is below a threshold") alone
         # stops too early: a freshly added label may not lower the master value at once while
-        # the violation is still large. Stop only after `patience` stalled rounds in a row.
-        # Measured against the best value so far: with pruning the master value can rise for a
-        # round after labels leave the working set, and a comparison with the previous round
-        # alone then never stalls (measured: 100 rounds on 92k sparse rows instead of ~20).
-        stalled = stalled + 1 if previous - value < tol * max(1.0, abs(previous)) else 0
-        # with the exact oracle the bound is only the hull value once no label is violated:
-        # a stalled master value is no reason to stop (measured: `compare` on blobs stopped on
-        # the stall test with a certified bound 20% below the SDP's)
+        # the violation is still large. Stop only after `patience` stalled rounds in a row,
+        # measured against the best value so far (with pruning the value can rise for a round).
+        stalled = stalled + 1 if best_value - value < policy.tol * max(1.0, abs(best_value)) \
+            else 0
+        # with the exact oracle the bound is only the hull value once no label is violated
         if stalled >= patience and oracle != "exact":
             status, message = "converged", (f"relative decrease of the master value below tol "
                                             f"for {patience} rounds")
             break
-        if any(np.array_equal(b_star, b) for b in working_set):
-            # the most violated label is already in C: the master is inexact at this α; with
-            # the exact oracle solve it tighter once before giving up
-            if oracle == "exact" and master_tol > 1e-9 and not tight_retry:
+        if all(any(np.array_equal(b, w) for w in working_set)
+               for b, q in zip(cuts_found, q_cuts) if q > threshold):
+            # every violated label found is already in C: the master is inexact at this α;
+            # with the exact oracle solve it tighter once before giving up
+            if oracle == "exact" and policy.master_tol > 1e-9 and not tight_retry:
                 tight_retry = True
-                master_tol = master_tol * 1e-2
+                round_tol = policy.master_tol * 1e-2
                 continue
             status, message = "converged", "the oracle returned a label already in the working set"
             break
-        previous = min(previous, value)
+        best_value = min(best_value, value)
         if it == max_iter:
             break  # the master over the final working set is the one just solved
-        if prune > 0 and len(working_set) > 1:
-            keep = np.flatnonzero(mu >= prune * mu.max())
-            working_set = [working_set[t] for t in keep]
-            mu = mu[keep] / mu[keep].sum()
-        working_set.append(np.asarray(b_star, dtype=float))
-        mu = np.append(mu * (1 - 1 / len(working_set)), 1 / len(working_set))
+        working_set, mu = _grow(working_set, mu, cuts_found, q_cuts, threshold, policy)
+    return _finish(problem, policy, master, working_set, sol, random_state, elements,
+                   certified_value, status, message, it, history, start, b0)
 
-    if master == "mklgl" and not sol.converged:
-        rows, signs = problem.stack(working_set)
-        sol = solve_master(_master_factor(problem, master), rows, signs, c, master=master,
-                           alpha0=alpha, mu0=mu,
-                           tol=master_tol,
-                           max_alternations=(2 if large else 10) * max_alternations,
-                           inner_tol=inner_tol, random_state=random_state, gram=gram)
-        alpha, mu = sol.alpha, sol.mu
+
+def _finish(problem, policy, master, working_set, sol, random_state, elements,
+            certified_value, status, message, it, history, start, b0):
+    """Solve the master over the final working set to ``policy.final_tol`` (MKLGL), take the
+    certified value with the exact oracle, round the relaxation, and build the result."""
+    if master == "mklgl" and (not sol.converged or sol.value - sol.lower
+                              > policy.final_tol * max(1.0, abs(sol.value))):
+        sol = _master(problem, working_set, sol.alpha, sol.mu, master, policy, random_state,
+                      final=True)
         if not sol.converged:
             # not silent: the value is the master's upper value, its certified bracket is
             # [master_lower, master_value]; the message says so
             message += (f"; the MKLGL master over the final working set stopped with saddle gap "
-                        f"{sol.value - sol.lower:.3g} above master_tol={master_tol:g} "
+                        f"{sol.value - sol.lower:.3g} above master_tol={policy.final_tol:g} "
                         f"(bracket in extra['master_lower'], extra['master_value'])")
+    alpha, mu = sol.alpha, sol.mu
     value = float(sol.value)
     certified = False
-    extra = {"master_value": value, "master_lower": float(sol.lower), "oracle": oracle}
-    if oracle == "exact":
+    extra = {"master_value": value, "master_lower": float(sol.lower),
+             "oracle": "sorting" if elements is None else "exact"}
+    if elements is not None:
         q_all = _all_quadratics(problem, alpha, elements)
         value = max(certified_value, float(alpha.sum() - 0.5 * q_all.max()))
         certified = True
     labels, upper, labels_alpha = round_relaxation(problem, alpha, working_set, mu,
-                                     polish_iter=5 if large else 20,
-                                     eigen_candidates=not large)
+                                                   polish_iter=policy.polish_iter,
+                                                   eigen_candidates=policy.eigen_candidates,
+                                                   start=b0)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     extra["labels_alpha"] = labels_alpha  # the SVM of `labels`: α of J(labels)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,

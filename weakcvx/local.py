@@ -32,7 +32,8 @@ def relabel_scores(scores, costs):
     return costs * (np.maximum(0.0, 1.0 + scores) - np.maximum(0.0, 1.0 - scores))
 
 
-def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0):
+def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0,
+                j_tol=None):
     """Alternate SVM fit and exact relabeling by the label set's oracle, to a local optimum.
 
     Parameters
@@ -44,6 +45,11 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
     max_iter : int
     tol : float
         Stop when ``J`` decreases by less than ``tol`` (relative).
+    j_tol : float or None
+        Projected-gradient tolerance of each SVM fit (:meth:`WeakLabelProblem.J`); ``None``:
+        its default (1e-6). A loose one (1e-3) is for searches whose final labels get an exact
+        ``J`` afterwards: ``value`` is then the primal value of a loose fit, still an upper
+        bound of ``J(labels)``.
 
     Returns
     -------
@@ -69,7 +75,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
         if not labelset.contains(b):
             raise ValueError("`initial` must be an element of the label set. Got an infeasible "
                              "labeling.")
-    value, alpha = problem.J(b)
+    value, alpha = problem.J(b, tol=j_tol)
     history = [{"iteration": 0, "value": value, "seconds": time.perf_counter() - start}]
     status, message = "max_iter", f"stopped after max_iter={max_iter} alternations"
     it = 0
@@ -80,7 +86,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
         if np.array_equal(b_new, b):
             status, message = "converged", "labels unchanged"
             break
-        new_value, new_alpha = problem.J(b_new, alpha0=alpha)
+        new_value, new_alpha = problem.J(b_new, alpha0=alpha, tol=j_tol)
         history.append({"iteration": it, "value": new_value,
                         "seconds": time.perf_counter() - start})
         if verbose:

@@ -487,10 +487,12 @@ def _cd_csr(
 
 
 @numba.njit(cache=True)
-def _cd_gram(Q, c, alpha, G, tol, max_epochs, seed, shrinking):
-    """The same coordinate descent on an explicit ``Q`` (m×m), keeping the gradient
-    ``G = Qα − 1`` up to date: a coordinate costs O(1) to test and O(m) to move, instead of
-    O(T·r) and O(T·r) through the factor."""
+def _cd_gram(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking):
+    """The same coordinate descent on an explicit matrix, keeping the gradient
+    ``G = Q̃α − 1`` of ``Q̃ = diag(scale) Q diag(scale)`` up to date: a coordinate costs O(1) to
+    test and O(m) to move, instead of O(T·r) and O(T·r) through the factor. ``Q`` is the label
+    kernel with ``scale = 1``, or the Gram matrix itself with ``scale = √μ·s`` for one sign
+    vector (then no m×m label kernel is formed)."""
     m = Q.shape[0]
     index = np.arange(m)
     active = m
@@ -511,12 +513,13 @@ def _cd_gram(Q, c, alpha, G, tol, max_epochs, seed, shrinking):
                 continue
             pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                new = _coordinate_step(a, g, Q[i, i], c[i])
+                new = _coordinate_step(a, g, Q[i, i] * scale[i] * scale[i], c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
+                    step = delta * scale[i]
                     for j in range(m):
-                        G[j] += delta * Q[i, j]
+                        G[j] += step * scale[j] * Q[i, j]
             s += 1
         epoch += 1
         if pg_max - pg_min < tol:
@@ -867,15 +870,20 @@ def solve_box_qp(
         from .kernels import factor as kernel_factor
         R, row_norms_sq = _check_factor(kernel_factor(gram))
     if use_gram:  # the factor's weights and diagonal are not needed on this path
-        Q = _explicit_label_kernel(_gram32(gram) if m >= GRAM_FLOAT32_MIN else gram, rows,
-                                   signs, mu)
+        K_cd = _gram32(gram) if m >= GRAM_FLOAT32_MIN else gram
+        if n_labels == 1 and m == gram.shape[0] and np.array_equal(rows[0], np.arange(m)):
+            # one sign vector over every point (an SVM fit of J(b)): Q = D K D is applied
+            # through the Gram matrix itself, no m×m copy
+            Q, scale = K_cd, np.sqrt(mu[0]) * signs[0]
+        else:
+            Q, scale = _explicit_label_kernel(K_cd, rows, signs, mu), np.ones(m)
         if np.any(alpha):
             _, KA = _gram_products(gram, rows, signs, alpha)
             G = _gram_margins(KA, rows, signs, mu) - 1.0
         else:
             G = np.full(m, -1.0)
-        n_epochs, converged = _cd_gram(Q, c, alpha, G, float(tol), int(max_epochs), seed,
-                                       bool(shrinking))
+        n_epochs, converged = _cd_gram(Q, scale, c, alpha, G, float(tol), int(max_epochs),
+                                       seed, bool(shrinking))
         # exact (Qα)_i and αᵀQ_tα in float64, without the updates' accumulated rounding
         A, KA = _gram_products(gram, rows, signs, alpha)
         margins = _gram_margins(KA, rows, signs, mu)

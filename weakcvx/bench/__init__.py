@@ -44,3 +44,7 @@ BENCHMARKS["scale"] = ("weakcvx.bench.scale:bench_scale",
                        " linear S3VM on ~515k sparse rows")
 BENCHMARKS["clustering"] = ("weakcvx.bench.clustering:bench_clustering",
                             "WellSVM Table 11: maximum margin clustering on UCI sets vs k-means")
+BENCHMARKS["peers"] = ("weakcvx.bench.peers:bench_peers",
+                       "S3VM beside SVC, self-training and label spreading on six UCI sets (5% "
+                       "and 10% labeled, held-out split seeds); the label-generation engine "
+                       "before/after")

@@ -24,7 +24,7 @@ is reported as a timeout, not waited for.
 
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
-C_u = 0.1`` (the :class:`~weakcvx.S3VM` defaults). The width is narrower than the library's
+C_u = 0.1`` (the :class:`~weakcvx.S3VM` defaults when this bench was written). The width is narrower than the library's
 default (``1 / mean squared distance``, 0.48 here): on 2-D data the default kernel's spectrum
 decays so fast that a rank-50 factor is exact to 1e-9 of the trace and the rank costs nothing
 (measured); at ``gamma = 10`` the trace error is 0.22 at rank 25, 4e-3 at rank 100 and 2e-5 at
