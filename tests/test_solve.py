@@ -264,3 +264,49 @@ def test_rounding_reaches_the_true_labeling_on_separated_clusters():
         assert problem.labelset.contains(res.labels)
         reached += res.upper_bound <= truth * (1 + J_RTOL)
     assert reached >= 8
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_label_generation_is_never_above_the_alternating_heuristic(seed):
+    """The rounding polishes the search's first label exactly as ``alternating`` does from it,
+    and keeps the lowest J: label generation's ``J(labels)`` is never above the heuristic's."""
+    from weakcvx.local import alternating
+
+    rng = np.random.default_rng(seed)
+    X, _, y_known = wc.datasets.make_two_moons(60, n_labeled=2 + seed % 3, random_state=seed)
+    costs = (float(rng.choice([1.0, 10.0])), float(rng.choice([0.1, 1.0])))
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=float(rng.uniform(0.5, 4.0))) + 1.0,
+                                  wc.labelsets.SemiSupervised(y_known), costs=costs)
+    lg = wc.solve(problem, method="label_generation", random_state=0)
+    heuristic = alternating(problem)
+    assert problem.labelset.contains(lg.labels)
+    assert lg.upper_bound <= heuristic.upper_bound * (1 + 1e-9) + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_round_policies_bound_the_certified_hull_value(seed):
+    """Both schedules (the published one and the default) end with a master value over a
+    subset of B, hence at or above the convex-hull value certified by the exact oracle, and
+    with feasible labels whose J is above that value."""
+    from weakcvx.cutting_plane import RoundPolicy, label_generation
+
+    X, _, y_known = wc.datasets.make_two_moons(14, n_labeled=2, random_state=seed)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+                                  wc.labelsets.SemiSupervised(y_known), costs=(1.0, 1.0))
+    hull = label_generation(problem, oracle="exact")
+    for policy in (RoundPolicy.paper(), None):
+        res = label_generation(problem, policy=policy)
+        scale = max(1.0, abs(hull.value))
+        assert res.value >= hull.value - 1e-3 * scale  # MKLGL master to its tolerance
+        assert res.upper_bound >= hull.value - 1e-6 * scale
+
+
+def test_round_policy_must_be_a_round_policy():
+    from weakcvx.cutting_plane import label_generation
+
+    X, _, y_known = wc.datasets.make_two_moons(14, n_labeled=2, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.SemiSupervised(y_known))
+    with pytest.raises(TypeError, match="`policy` must be a RoundPolicy"):
+        label_generation(problem, policy={"cuts": 2})
+    with pytest.raises(ValueError, match="`cuts` must be an integer >= 1"):
+        label_generation(problem, cuts=0)

@@ -253,8 +253,6 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
     candidates = [labelset.argmax(scores), working_set[int(np.argmax(mu))]]
-    if start is not None:
-        candidates.append(np.asarray(start, dtype=float))
     if eigen_candidates and getattr(labelset, "is_sign_set", True) and len(working_set) > 1:
         Y = np.stack(working_set) * np.sqrt(mu)[:, None]  # M = Yᵀ Y
         u = np.linalg.svd(Y, full_matrices=False)[2][0]
@@ -268,18 +266,22 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         return round_scores(problem, scores, distinct[1:])
     from .local import alternating
 
+    best, ends = None, []
+    if start is not None:
+        # exactly the alternating heuristic from `start`, so the result is never above it
+        res = alternating(problem, initial=start)
+        best = (res.labels, res.upper_bound, res.alpha)
+        ends.append(res.labels)
     # polish with loose SVM fits (the labels only need the scores' signs), then the exact J of
     # each distinct end point, warm-started
-    ends = []
     for b in distinct:
         res = alternating(problem, initial=b, max_iter=polish_iter, j_tol=POLISH_TOL)
-        if not any(np.array_equal(res.labels, e[0]) for e in ends):
-            ends.append((res.labels, res.alpha))
-    best = None
-    for labels, alpha0 in ends:
-        value, alpha = problem.J(labels, alpha0=alpha0)
+        if any(np.array_equal(res.labels, e) for e in ends):
+            continue
+        ends.append(res.labels)
+        value, alpha = problem.J(res.labels, alpha0=res.alpha)
         if best is None or value < best[1]:
-            best = (labels, value, alpha)
+            best = (res.labels, value, alpha)
     return best
 
 
@@ -343,7 +345,7 @@ class RoundPolicy:
     tol: float = 1e-2
     max_alternations: int = 2
     master_tol: float = 1e-2
-    inner_tol: float | None = 1e-2
+    inner_tol: float | None = None
     final_alternations: int = 5
     final_tol: float = 1e-4
     n_starts: int = 2
