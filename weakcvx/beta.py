@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import check_real
 from .model_selection import check_bags
 from .result import SolverError
 
@@ -115,6 +116,7 @@ def check_beta(beta, n_samples=None, name="beta", atol=1e-6):
     array([[0.5, 0.5],
            [0. , 1. ]])
     """
+    check_real(beta, name)
     try:
         B = np.array(beta, dtype=np.float64)
     except (TypeError, ValueError) as exc:

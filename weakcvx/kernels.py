@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._validation import check_dense_size, memory_budget
+from ._validation import check_dense_size, check_real, memory_budget
 
 __all__ = [
     "KERNELS",
@@ -38,6 +38,7 @@ EXACT_FACTOR_LIMIT = 3000
 def _check_data(X, name="X", n_features=None):
     """``X`` as a 2-D float64 array (sparse kept sparse, as CSR) without NaN/inf, with a
     ValueError naming ``name`` otherwise; ``n_features`` checks the column count."""
+    check_real(X, name)
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=float)
         values = X.data
@@ -58,6 +59,21 @@ def _check_data(X, name="X", n_features=None):
         raise ValueError(f"`{name}` must have {n_features} features (columns), as X. Got shape "
                          f"{X.shape} instead.")
     return X
+
+
+def _check_rank(rank, name="rank"):
+    """``rank`` as a positive int, with a ValueError naming ``name`` otherwise."""
+    if (isinstance(rank, (bool, np.bool_)) or not isinstance(rank, numbers.Integral)
+            or rank < 1):
+        raise ValueError(f"`{name}` must be a positive integer. Got {rank!r} instead.")
+    return int(rank)
+
+
+def _check_real_number(value, name):
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+            or not np.isfinite(value)):
+        raise ValueError(f"`{name}` must be a finite real number. Got {value!r} instead.")
+    return float(value)
 
 
 def _check_pair(X, Y):
@@ -170,8 +186,26 @@ def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     >>> import numpy as np
     >>> polynomial(np.array([[1.0]]), degree=2)
     array([[4.]])
+
+    Raises
+    ------
+    ValueError
+        When ``degree`` is not a positive integer (a fractional power of a negative
+        ``γ xᵀz + coef0`` is NaN, and not a kernel), ``gamma`` or ``coef0`` is not finite, or
+        the kernel overflows float64.
     """
-    return (gamma * linear(X, Y) + coef0) ** degree
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real) \
+            or not float(degree).is_integer() or degree < 1:
+        raise ValueError(f"`degree` must be a positive integer. Got {degree!r} instead.")
+    gamma = _check_real_number(gamma, "gamma")
+    coef0 = _check_real_number(coef0, "coef0")
+    with np.errstate(over="ignore"):
+        K = (gamma * linear(X, Y) + coef0) ** int(degree)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"The polynomial kernel (γ xᵀz + coef0)^degree overflows float64 with "
+                         f"degree={degree!r}, gamma={gamma!r}, coef0={coef0!r}: scale the "
+                         "features or lower `degree`.")
+    return K
 
 
 def kernel_function(kernel="rbf", gamma="mean_distance", degree=3, coef0=1.0, X_fit=None):
@@ -342,9 +376,18 @@ def pivoted_cholesky_blocked(K_diag, K_columns, rank, tol=1e-10, block=64, accep
 
 
 def nystrom(X, kernel_fn, rank, random_state=0):
-    """Nyström factor with ``rank`` uniformly sampled landmarks: ``R = K_nm K_mm^{-1/2}``."""
+    """Nyström factor with ``rank`` uniformly sampled landmarks: ``R = K_nm K_mm^{-1/2}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((20, 2))
+    >>> nystrom(X, lambda A, B=None: rbf(A, B, gamma=0.5), rank=5).shape[0]
+    20
+    """
+    rank = _check_rank(rank)
     n = X.shape[0]
-    rank = min(int(rank), n)
+    rank = min(rank, n)
     idx = np.random.default_rng(random_state).choice(n, rank, replace=False)
     K_nm = kernel_fn(X, X[idx])
     K_mm = K_nm[idx]
@@ -385,6 +428,8 @@ def factor(K, rank=None, tol=1e-10):
     True
     """
     K = check_kernel_matrix(K)
+    if rank is not None:
+        rank = _check_rank(rank)
     n = K.shape[0]
     if rank is None and n <= EXACT_FACTOR_LIMIT:
         vals, vecs = scipy.linalg.eigh(K)
@@ -460,9 +505,19 @@ def check_kernel_matrix(K, name="kernel", psd=False):
     array([[1. , 0.5],
            [0.5, 1. ]])
     """
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"`{name}` must be a square (n, n) matrix. Got shape {K.shape} instead.")
+    if sp.issparse(K):
+        raise TypeError(f"`{name}` must be a dense (n, n) array: a kernel matrix is dense (use "
+                        f"`features=` for a sparse feature matrix). Got a sparse "
+                        f"{type(K).__name__} of shape {K.shape} instead.")
+    check_real(K, name)
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a numeric (n, n) matrix. Got "
+                         f"{type(K).__name__}: {exc}") from exc
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"`{name}` must be a square (n, n) matrix with n >= 1. Got shape "
+                         f"{K.shape} instead.")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
     scale = max(np.abs(K).max(), 1e-300)

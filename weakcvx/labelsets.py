@@ -43,6 +43,8 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._validation import as_real_array, check_ids, check_real
+
 __all__ = [
     "ENUMERATION_LIMIT",
     "COUNT_TOLERANCE",
@@ -76,10 +78,7 @@ def _check_n_samples(n_samples):
 
 
 def _as_float_array(x, name):
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be numeric. Got {x!r} instead.") from exc
+    return as_real_array(x, name)
 
 
 def _check_finite_real(x, name, minimum=None):
@@ -138,7 +137,7 @@ def _costs_array(costs, m, accepted):
 
 def _check_bag_ids(bag_ids, name):
     """A non-empty 1-D array of bag ids without NaN/inf, with a ValueError naming ``name``."""
-    bag_ids = np.asarray(bag_ids)
+    bag_ids = np.asarray(check_real(bag_ids, name))
     if bag_ids.ndim != 1 or bag_ids.size == 0:
         raise ValueError(f"`{name}` must be a non-empty 1-D array. Got shape {bag_ids.shape} "
                          "instead.")
@@ -148,10 +147,10 @@ def _check_bag_ids(bag_ids, name):
     return bag_ids
 
 
-def _index_bags(bag_ids):
+def _index_bags(bag_ids, name):
     """``(sorted unique ids, index of each point's bag, bag sizes)``."""
-    bags, index, sizes = np.unique(bag_ids, return_inverse=True, return_counts=True)
-    return bags, index.ravel(), sizes
+    bags, index = check_ids(bag_ids, name)
+    return bags, index, np.bincount(index, minlength=len(bags))
 
 
 def _log_comb(n, m):
@@ -730,7 +729,7 @@ class Proportions(LabelSet):
     def __init__(self, bag_ids, proportions, eps=0.0):
         bag_ids = _check_bag_ids(bag_ids, "bag_ids")
         super().__init__(bag_ids.size)
-        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids, "bag_ids")
         n_bags = len(self.bags)
         p = _as_float_array(proportions, "proportions")
         if p.ndim == 0:
@@ -1033,7 +1032,7 @@ class _BagLabelSet(LabelSet):
     def __init__(self, bags, bag_labels, min_positive, max_positive):
         bag_ids = _check_bag_ids(bags, "bags")
         super().__init__(bag_ids.size)
-        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids, "bags")
         self.bag_labels = _check_bag_labels(bag_labels, len(self.bags))
         self.positive_bags = np.flatnonzero(self.bag_labels > 0)
         order = np.argsort(self.bag_index, kind="stable")

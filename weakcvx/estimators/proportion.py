@@ -23,7 +23,7 @@ from .._validation import validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import alter_proportion_svm
-from ..model_selection import bag_proportion_error, check_bags
+from ..model_selection import bag_proportion_error, check_bag_ids, check_bags
 from ..problem import WeakLabelProblem
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging,
                     warn_if_unscaled)
@@ -219,14 +219,25 @@ class _ProportionFitMixin:
     def predict_proportions(self, X, bags):
         """Predicted fraction of positives of each bag (sorted bag ids).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        bags : array-like of shape (n_samples,)
+            Bag id of each row, under the rules of ``fit``: no NaN/inf, all numbers or all
+            strings.
+
         Returns
         -------
         bag_ids : ndarray (n_bags,)
         proportions : ndarray (n_bags,)
+
+        Raises
+        ------
+        ValueError
+            When ``bags`` does not hold one valid bag id per row of ``X``.
         """
         y = self.predict(X)
-        ids, index = np.unique(np.asarray(bags), return_inverse=True)
-        index = index.ravel()
+        ids, index = check_bag_ids(bags, y.shape[0])
         return ids, np.bincount(index, weights=y.astype(float)) / np.bincount(index)
 
     def __sklearn_tags__(self):

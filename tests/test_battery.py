@@ -1,0 +1,132 @@
+"""The faults found by the 310-case reliability battery (issue 21), one test per fixed case:
+complex input refused by name, errors that name their argument, no silent wrong result, solver
+faults wrapped, and the positive-unlabeled label set.
+
+Inputs are tiny (12 points) so that every case runs in well under a second.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import weakcvx as wc
+from weakcvx import kernels, labelsets
+
+N = 12
+_rng = np.random.default_rng(0)
+X = _rng.standard_normal((N, 2))
+X[: N // 2] += 2.0
+BAGS = np.repeat(np.arange(4), 3)
+PROPS = np.array([1.0, 2 / 3, 1 / 3, 0.0])
+Y01 = np.r_[np.ones(N // 2, int), np.zeros(N // 2, int)]
+Y_SSL = Y01.copy()
+Y_SSL[[1, 2, 3, 4, 7, 8, 9, 10]] = -1
+K = kernels.rbf(X)
+MIXED_IDS = np.array([0, 1, "a"] * 4, dtype=object)
+
+
+def _proportion_svm():
+    return wc.ProportionSVM(n_init=1, max_iter=3, random_state=0)
+
+
+# -- complex input is refused, naming the argument ----------------------------------------------
+COMPLEX_CASES = {
+    "proportions": lambda: labelsets.Proportions(BAGS, PROPS + 0j),
+    "y_known": lambda: labelsets.SemiSupervised(np.array([1, -1, 0, 0]) + 0j),
+    "X": lambda: kernels.rbf(X + 0j),
+    "Y": lambda: kernels.linear(X, X + 1j),
+    "features": lambda: wc.WeakLabelProblem(features=X + 0j,
+                                            labelset=labelsets.Clustering(N, 4)),
+    "kernel": lambda: wc.WeakLabelProblem(K + 0j, labelsets.Clustering(N, 4)),
+    "beta": lambda: wc.BetaSVM(init="given", max_iter=2).fit(
+        X, Y01, beta=np.full((N, 2), 0.5) + 0j),
+    "bag_labels": lambda: labelsets.KeyInstances(BAGS, np.array([1, 1, 0, 0]) + 0j),
+    "vectors": lambda: labelsets.Enumerated(np.ones((2, N)) + 0j),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_CASES))
+def test_complex_input_is_refused_naming_the_argument(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # no ComplexWarning on the way
+        with pytest.raises(ValueError, match=f"`{name}` must be real-valued"):
+            COMPLEX_CASES[name]()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _proportion_svm().fit(X, BAGS, PROPS + 0j),
+    lambda: _proportion_svm().fit(X, BAGS, {k: p + 0j for k, p in enumerate(PROPS)}),
+    lambda: wc.InvCal().fit(X, BAGS, PROPS + 0j),
+    lambda: wc.MeanMap().fit(X, BAGS, PROPS + 0j),
+])
+def test_complex_proportions_are_refused_by_the_estimators(make):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="`proportions` must be real-valued"):
+            make()
+
+
+def test_complex_multi_instance_labels_are_refused():
+    bags = [X[3 * k: 3 * k + 3] for k in range(4)]
+    with pytest.raises(ValueError, match="`y` must be real-valued"):
+        wc.MultiInstanceSVM(max_iter=2).fit(bags, np.array([1, 1, 0, 0]) + 0j)
+
+
+# -- errors that name the argument ------------------------------------------------------------
+def test_bag_ids_mixing_ints_and_strings_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"`bags` must hold ids of one sortable kind.*int.*str"):
+        _proportion_svm().fit(X, MIXED_IDS, [0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="`bag_ids` must hold ids of one sortable kind"):
+        labelsets.Proportions(MIXED_IDS, [0.5, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("bags, match", [
+    (BAGS[:5], r"`bags` must be a 1-D array with one bag id per row of X \(12\)"),
+    (np.r_[BAGS[:-1], np.nan], "`bags` must not contain NaN"),
+    (np.array([0, 1, np.nan] * 4, dtype=object), "`bags` must not contain NaN"),
+    (MIXED_IDS, "`bags` must hold ids of one sortable kind"),
+])
+def test_predict_proportions_checks_bags_as_fit_does(bags, match):
+    model = _proportion_svm().fit(X, BAGS, PROPS)
+    with pytest.raises(ValueError, match=match):
+        model.predict_proportions(X, bags)
+
+
+@pytest.mark.parametrize("kernel, error, match", [
+    (np.zeros((0, 0)), ValueError, r"`kernel` must be a square \(n, n\) matrix with n >= 1"),
+    (sp.csr_matrix(K), TypeError, "`kernel` must be a dense"),
+])
+def test_problem_refuses_an_empty_or_sparse_kernel(kernel, error, match):
+    with pytest.raises(error, match=match):
+        wc.WeakLabelProblem(kernel, labelsets.Clustering(N, 4))
+
+
+@pytest.mark.parametrize("call", [
+    lambda rank: kernels.factor(K, rank=rank),
+    lambda rank: kernels.nystrom(X, kernels.rbf, rank),
+])
+@pytest.mark.parametrize("rank", [-1, 0, 2.5])
+def test_factor_ranks_must_be_positive_integers(call, rank):
+    with pytest.raises(ValueError, match=f"`rank` must be a positive integer. Got {rank!r}"):
+        call(rank)
+
+
+# -- no silent wrong result -------------------------------------------------------------------
+@pytest.mark.parametrize("degree", [0.5, 0, -1])
+def test_polynomial_kernel_refuses_a_degree_that_is_not_a_positive_integer(degree):
+    with pytest.raises(ValueError, match="`degree` must be a positive integer"):
+        kernels.polynomial(X, degree=degree, coef0=-5)
+
+
+def test_polynomial_kernel_refuses_to_overflow():
+    with pytest.raises(ValueError, match="overflows float64"):
+        kernels.polynomial(X * 1e3, degree=200)
+
+
+@pytest.mark.parametrize("b", [np.zeros(N), np.full(N, 0.5), np.ones(N - 1)])
+def test_J_refuses_a_vector_that_is_not_a_labeling(b):
+    problem = wc.WeakLabelProblem(features=X, labelset=labelsets.Clustering(N, 4))
+    with pytest.raises(ValueError, match="`b` must be a labeling"):
+        problem.J(b)
