@@ -130,3 +130,107 @@ def test_J_refuses_a_vector_that_is_not_a_labeling(b):
     problem = wc.WeakLabelProblem(features=X, labelset=labelsets.Clustering(N, 4))
     with pytest.raises(ValueError, match="`b` must be a labeling"):
         problem.J(b)
+
+
+def test_partial_label_sets_mixing_int_and_str_labels_are_refused_by_name():
+    sets = [{0, "a"} if i % 2 else {1} for i in range(N)]
+    with pytest.raises(ValueError, match="`candidates` must hold class labels of one sortable "
+                                         r"kind.*int.*str"):
+        wc.PartialLabelSVM(max_iter=5, random_state=0).fit(X, sets)
+
+
+def test_partial_label_sets_keep_integer_classes():
+    sets = [{0, 1} if i % 2 else {i % 3} for i in range(N)]
+    model = wc.PartialLabelSVM(max_iter=5, random_state=0).fit(X, sets)
+    assert model.classes_.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_beta_svm_knn_refuses_nan_or_inf_as_a_class(bad):
+    y = np.r_[np.ones(N // 2), np.full(N // 2, bad)]
+    with pytest.raises(ValueError, match="`y` must hold class labels, without NaN or inf"):
+        wc.BetaSVM(init="knn", max_iter=2).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_partial_label_svm_with_a_tiny_lam_says_so_instead_of_a_zero_model(kernel):
+    C = np.eye(3, dtype=bool)[np.arange(N) % 3]
+    with pytest.raises(ValueError, match="`lam` is too small for PL-Pegasos.*lam=1e-300"):
+        wc.PartialLabelSVM(lam=1e-300, kernel=kernel, random_state=0).fit(X, C)
+
+
+# -- solver faults wrapped; degenerate fits said ---------------------------------------------
+N40 = 40
+_rng40 = np.random.default_rng(1)
+X40 = _rng40.standard_normal((N40, 2))
+Y40 = (X40[:, 0] > 0).astype(int)
+BAGS40 = np.repeat(np.arange(8), 5)
+PROPS40 = np.array([Y40[BAGS40 == k].mean() for k in range(8)])
+Y40_SSL = np.where(np.arange(N40) < 6, Y40, -1)
+
+
+@pytest.mark.parametrize("make, fit_args", [
+    (lambda C: wc.InvCal(C=C), (X40, BAGS40, PROPS40)),
+    (lambda C: wc.BetaSVM(C=C, solver="cvxopt", max_iter=2), (X40, Y40_SSL)),
+])
+@pytest.mark.parametrize("C", [1e20, 1e300])
+def test_cvxopt_failures_on_a_huge_C_raise_solver_error(make, fit_args, C):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # LIBSVM's own warnings on the way
+        with pytest.raises(wc.SolverError, match="solver 'cvxopt' failed with status "
+                                                 "'singular KKT system'"):
+            make(C).fit(*fit_args)
+
+
+def test_beta_svm_falls_back_from_libsvm_to_cvxopt_and_raises_solver_error():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(wc.SolverError, match="'cvxopt' failed with status 'singular KKT"):
+            wc.BetaSVM(C=1e300, max_iter=2).fit(X40, Y40_SSL)
+
+
+def test_cvxopt_rank_error_raises_solver_error(monkeypatch):
+    import cvxopt.solvers
+
+    def rank_deficient(*args, **kwargs):
+        raise ValueError("Rank(A) < p or Rank([P; A; G]) < n")
+
+    monkeypatch.setattr(cvxopt.solvers, "qp", rank_deficient)
+    with pytest.raises(wc.SolverError, match="'cvxopt' failed with status 'rank deficient KKT "
+                                             "system'.*InvCal.*Rank"):
+        wc.InvCal().fit(X40, BAGS40, PROPS40)
+
+
+@pytest.mark.parametrize("make, scale", [
+    (lambda: wc.ProportionSVM(C=1e300, n_init=3, random_state=0), 1.0),
+    (lambda: wc.ProportionSVM(n_init=3, random_state=0), 1e-6),
+    (lambda: wc.InvCal(), 1e-6),
+    (lambda: wc.MeanMap(), 1e-6),
+])
+def test_proportion_estimators_warn_when_they_predict_one_class(make, scale):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # overflow inside the SMO at C=1e300
+        with pytest.warns(UserWarning, match="predicts class . for every training point"):
+            model = make().fit(X40 * scale, BAGS40, PROPS40)
+    assert np.isfinite(model.decision_function(X40 * scale)).all()
+
+
+def test_proportion_svm_refuses_a_non_finite_model(monkeypatch):
+    import weakcvx.estimators.proportion as proportion
+
+    original = proportion.alter_proportion_svm
+
+    def overflowed(*args, **kwargs):
+        res = original(*args, **kwargs)
+        return {**res, "value": np.nan}
+
+    monkeypatch.setattr(proportion, "alter_proportion_svm", overflowed)
+    with pytest.raises(wc.SolverError, match="non-finite model"):
+        wc.ProportionSVM(n_init=1, random_state=0).fit(X40, BAGS40, PROPS40)
+
+
+def test_proportion_estimators_on_standardized_features_do_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for model in (wc.ProportionSVM(n_init=3, random_state=0), wc.InvCal(), wc.MeanMap()):
+            model.fit(X40, BAGS40, PROPS40)

@@ -197,7 +197,7 @@ def as_real_array(x, name, dtype=float):
         raise ValueError(f"`{name}` must be numeric. Got {x!r} instead.") from exc
 
 
-def check_ids(ids, name):
+def check_ids(ids, name, what="ids"):
     """Refuse ids that cannot be sorted together (ints mixed with strings) or are complex,
     and return ``np.unique(ids, return_inverse=True)`` with a flat inverse.
 
@@ -205,6 +205,8 @@ def check_ids(ids, name):
     ----------
     ids : ndarray of shape (n,)
     name : str
+    what : str
+        What the values are, for the message (``"ids"``, ``"class labels"``).
 
     Returns
     -------
@@ -224,8 +226,8 @@ def check_ids(ids, name):
         unique, inverse = np.unique(ids, return_inverse=True)
     except TypeError as exc:
         kinds = sorted({type(v).__name__ for v in np.asarray(ids, dtype=object).ravel()})
-        raise ValueError(f"`{name}` must hold ids of one sortable kind (all numbers or all "
-                         f"strings). Got ids of types {kinds} instead.") from exc
+        raise ValueError(f"`{name}` must hold {what} of one sortable kind (all numbers or all "
+                         f"strings). Got {what} of types {kinds} instead.") from exc
     return unique, inverse.ravel()
 
 

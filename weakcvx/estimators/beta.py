@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
+from .._validation import check_real
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_if_unscaled
@@ -19,10 +20,13 @@ from .s3vm import check_semi_supervised_target
 
 def _two_class_target(y, n_samples):
     """Classes and ±1 labels of a fully labeled binary target."""
-    y = np.asarray(y)
+    y = np.asarray(check_real(y, "y"))
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"`y` must hold class labels, without NaN or inf (NaN is not a class). "
+                         f"Got {y[~np.isfinite(y)][:5]} instead.")
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"`y` must contain exactly two classes. Got classes "
