@@ -234,3 +234,42 @@ def test_proportion_estimators_on_standardized_features_do_not_warn():
         warnings.simplefilter("error")
         for model in (wc.ProportionSVM(n_init=3, random_state=0), wc.InvCal(), wc.MeanMap()):
             model.fit(X40, BAGS40, PROPS40)
+
+
+# -- positive-unlabeled learning: a valid label set -------------------------------------------
+def _pu_problem():
+    X, y_true, _ = wc.datasets.make_two_moons(14, n_labeled=2, random_state=0)
+    y_known = np.zeros(14, dtype=int)
+    y_known[np.flatnonzero(y_true == 1)[:3]] = 1
+    n_positive = int(np.sum(y_true == 1)) - 3
+    labelset = labelsets.SemiSupervised(y_known, n_positive=n_positive)
+    return wc.WeakLabelProblem(kernels.rbf(X), labelset), y_known, n_positive
+
+
+def test_positive_unlabeled_set_is_accepted_when_the_count_is_given():
+    problem, y_known, n_positive = _pu_problem()
+    B = problem.labelset
+    assert B.n_positive == n_positive and B.n_labeled == 3
+    elements = B.enumerate()
+    assert len(elements) == B.cardinality()
+    assert np.all(elements[:, y_known == 1] == 1)
+    assert np.all((elements[:, y_known == 0] == 1).sum(axis=1) == n_positive)
+
+
+def test_positive_unlabeled_ladder_holds_against_brute_force():
+    problem, _, _ = _pu_problem()
+    exact = wc.solve(problem, method="exact")
+    brute = min(problem.J(b)[0] for b in problem.labelset.enumerate())
+    assert exact.certified and exact.value == pytest.approx(brute, rel=1e-6)
+    hull = wc.solve(problem, method="label_generation", oracle="exact")
+    sdp = wc.solve(problem, method="sdp")
+    assert sdp.value <= hull.value * (1 + 1e-3) + 1e-6
+    assert hull.value <= exact.value * (1 + 1e-6)
+    for result in (exact, hull, sdp):
+        assert problem.labelset.contains(result.labels)
+
+
+@pytest.mark.parametrize("y_known", [[1, 1, 0, 0], [-1, 0, 0], [0, 0, 0]])
+def test_one_labeled_class_without_a_count_is_still_refused(y_known):
+    with pytest.raises(ValueError, match="both classes .* when `n_positive` is not given"):
+        labelsets.SemiSupervised(y_known)

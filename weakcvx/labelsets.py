@@ -437,8 +437,9 @@ class SemiSupervised(LabelSet):
     Parameters
     ----------
     y_known : array-like of shape (n_samples,)
-        +1 / -1 for labeled points, 0 for unlabeled ones. Both classes must occur among the
-        labeled points.
+        +1 / -1 for labeled points, 0 for unlabeled ones. Without ``n_positive``, both classes
+        must occur among the labeled points; with it, the labeled points may all be of one
+        class (positive-unlabeled learning, see Notes).
     n_positive : int, optional
         Number of positives among the ``u`` unlabeled points, in ``[0, u]``. Default: the
         labeled class ratio times ``u``, rounded half up.
@@ -454,8 +455,8 @@ class SemiSupervised(LabelSet):
     ------
     ValueError
         When ``y_known`` contains NaN or values other than -1, 0, +1, when fewer than two
-        classes occur among the labeled points, or when ``n_positive`` is not an integer in
-        ``[0, u]``.
+        classes occur among the labeled points and ``n_positive`` is not given (the count
+        cannot be inferred), or when ``n_positive`` is not an integer in ``[0, u]``.
 
     Notes
     -----
@@ -475,6 +476,11 @@ class SemiSupervised(LabelSet):
     :math:`y` or :math:`-y` is in ``B``. A set without unlabeled points is allowed
     (``|B| = 1``).
 
+    **Positive-unlabeled learning** (PU) is the case where every labeled point is positive and
+    the class prior is known: ``n_positive`` = prior × ``n_samples`` − (labeled positives).
+    The set above is then well defined (only the labeled ratio, which would say "all
+    positive", cannot be used), and every method of :func:`weakcvx.solve` applies to it.
+
     Examples
     --------
     >>> import numpy as np
@@ -484,6 +490,20 @@ class SemiSupervised(LabelSet):
     (2, 6)
     >>> B.argmax(np.array([0.0, 0.0, 0.3, -1.0, 2.0, 0.1]))
     array([ 1., -1.,  1., -1.,  1., -1.])
+
+    Positive-unlabeled learning: five labeled positives on two moons, the rest unlabeled,
+    and a known class prior of one half (20 positives in 40 points, so 15 among the
+    unlabeled):
+
+    >>> import weakcvx as wc
+    >>> X, y_true, _ = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+    >>> y_known = np.zeros(40, dtype=int)
+    >>> y_known[np.flatnonzero(y_true == 1)[:5]] = 1
+    >>> pu = SemiSupervised(y_known, n_positive=15)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), pu)
+    >>> result = wc.solve(problem, method="alternating")
+    >>> bool(pu.contains(result.labels)), float(np.mean(result.labels == y_true)) >= 0.85
+    (True, True)
     """
 
     def __init__(self, y_known, n_positive=None):
@@ -504,9 +524,13 @@ class SemiSupervised(LabelSet):
         self.unlabeled = np.flatnonzero(self.y_known == 0)
         self.n_labeled, self.n_unlabeled = len(self.labeled), len(self.unlabeled)
         classes = np.unique(self.y_known[self.labeled])
-        if len(classes) < 2:
-            raise ValueError("`y_known` must contain labeled points of both classes (+1 and -1). "
-                             f"Got labeled classes {classes.tolist()} instead.")
+        if len(classes) < 2 and n_positive is None:
+            raise ValueError("`y_known` must contain labeled points of both classes (+1 and -1) "
+                             "when `n_positive` is not given (the count of positives among the "
+                             "unlabeled points is inferred from the labeled class ratio). Got "
+                             f"labeled classes {classes.tolist()} instead; for "
+                             "positive-unlabeled learning give `n_positive`, the number of "
+                             "positives among the unlabeled points.")
         u = self.n_unlabeled
         if n_positive is None:
             n_positive_labeled = int(np.count_nonzero(self.y_known == 1))
