@@ -109,25 +109,42 @@ def memory_budget():
     return int(min(_DEFAULT_CAP, physical // 2))
 
 
-def dense_fits(n_rows, n_cols, itemsize=8):
-    """Whether a dense ``n_rows × n_cols`` array fits in the memory budget."""
-    return int(n_rows) * int(n_cols) * itemsize <= memory_budget()
+def dense_fits(n_rows, n_cols, itemsize=8, copies=1):
+    """Whether ``copies`` dense ``n_rows × n_cols`` arrays fit in the memory budget."""
+    return copies * int(n_rows) * int(n_cols) * itemsize <= memory_budget()
 
 
-def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8):
+def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1):
     """Raise :class:`MemoryBudgetError` when a dense ``n_rows × n_cols`` array would exceed the
     memory budget; the message gives the size and the options.
+
+    Parameters
+    ----------
+    n_rows, n_cols : int
+    what : str
+        The array, for the message.
+    itemsize : int
+    copies : float
+        How many such arrays are alive at once at the peak of the computation that needs it
+        (a kernel fit holds the kernel, its checks and the solver's workspace: see the
+        estimators' ``_fit_kernel_copies``, measured with ``tracemalloc``). The budget bounds
+        that peak, not one array.
 
     Examples
     --------
     >>> check_dense_size(100, 100)   # 78 KiB: fine
     """
-    size = int(n_rows) * int(n_cols) * itemsize
+    one = int(n_rows) * int(n_cols) * itemsize
+    size = int(copies * one)
     budget = memory_budget()
     if size > budget:
+        peak = "" if copies == 1 else (f" at the peak ({copies:g} arrays of "
+                                       f"{format_bytes(one)}: the kernel, its checks and the "
+                                       "solver's workspace)")
         raise MemoryBudgetError(
-            f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}, above "
-            f"the memory budget of {format_bytes(budget)}. Use a low-rank factor of the kernel "
+            f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}{peak}, "
+            f"above the memory budget of {format_bytes(budget)}. Use a low-rank factor of the "
+            "kernel "
             "(weakcvx.kernels.nystrom or pivoted_cholesky, then WeakLabelProblem(features=R)), "
             "the linear kernel on the features, fewer points, or raise the budget with "
             f"weakcvx.set_config(memory_budget=...) or the environment variable {ENV_VAR}.")
@@ -162,7 +179,7 @@ def check_real(x, name):
     ValueError: `proportions` must be real-valued. Got complex values (dtype complex128) ...
     """
     dtype = getattr(x, "dtype", None)
-    if dtype is None or dtype == object:
+    if not isinstance(dtype, np.dtype) or dtype == object:  # pandas extension dtypes too
         if isinstance(x, complex):
             raise ValueError(f"`{name}` must be real-valued. Got the complex number {x!r} "
                              "instead.")
@@ -174,7 +191,7 @@ def check_real(x, name):
             flat = np.asarray(x, dtype=object).ravel()
             if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
                 dtype = np.dtype(complex)
-    if np.dtype(dtype).kind == "c":
+    if dtype.kind == "c":
         raise ValueError(f"`{name}` must be real-valued. Got complex values (dtype {dtype}) "
                          "instead; pass the real part (`.real`) explicitly if the imaginary "
                          "part is meant to be dropped.")

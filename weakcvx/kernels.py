@@ -33,6 +33,10 @@ KERNELS = ("linear", "rbf", "poly", "precomputed")
 
 #: Above this many points, :func:`factor` uses pivoted Cholesky instead of an eigendecomposition.
 EXACT_FACTOR_LIMIT = 3000
+#: Rows of a distance matrix computed at a time (temporaries of ``_DIST_BLOCK × m``).
+_DIST_BLOCK = 256
+#: Rows of a pivoted-Cholesky factor allocated at a time (the storage doubles as it fills).
+_CHOLESKY_CHUNK = 256
 
 
 def _check_data(X, name="X", n_features=None):
@@ -83,12 +87,22 @@ def _check_pair(X, Y):
 
 
 def _sq_dists(X, Y):
+    """``‖x_i − y_j‖²`` in one n × m array, built in place (no n × m temporaries, so that the
+    memory budget counts what is really allocated)."""
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     X = X.toarray() if sp.issparse(X) else X
     Y = Y.toarray() if sp.issparse(Y) else Y
     XX = np.einsum("ij,ij->i", X, X)[:, None]
     YY = np.einsum("ij,ij->i", Y, Y)[None, :]
-    D = XX + YY - 2.0 * (X @ Y.T)
+    D = X @ Y.T
+    # (‖x_i‖² + ‖y_j‖²) − 2 x_i·y_j by blocks of rows: the sum is formed first, so that
+    # k(x, x') = k(x', x) holds exactly (check_kernel_matrix then keeps K without a symmetric
+    # copy), and the temporaries are block × m, not n × m
+    for i in range(0, D.shape[0], _DIST_BLOCK):
+        rows = D[i:i + _DIST_BLOCK]
+        total = XX[i:i + _DIST_BLOCK] + YY
+        rows *= -2.0
+        rows += total
     np.maximum(D, 0.0, out=D)
     return D
 
@@ -175,7 +189,9 @@ def rbf(X, Y=None, gamma="mean_distance"):
     """
     X, Y = _check_pair(X, Y)
     g = resolve_gamma(X, gamma)
-    return np.exp(-g * _sq_dists(X, Y))
+    K = _sq_dists(X, Y)
+    K *= -g
+    return np.exp(K, out=K)
 
 
 def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
@@ -199,8 +215,11 @@ def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
         raise ValueError(f"`degree` must be a positive integer. Got {degree!r} instead.")
     gamma = _check_real_number(gamma, "gamma")
     coef0 = _check_real_number(coef0, "coef0")
+    K = linear(X, Y)
     with np.errstate(over="ignore"):
-        K = (gamma * linear(X, Y) + coef0) ** int(degree)
+        K *= gamma
+        K += coef0
+        K **= int(degree)
     if not np.all(np.isfinite(K)):
         raise ValueError(f"The polynomial kernel (γ xᵀz + coef0)^degree overflows float64 with "
                          f"degree={degree!r}, gamma={gamma!r}, coef0={coef0!r}: scale the "
@@ -262,13 +281,17 @@ def pivoted_cholesky(K_diag, K_column, rank, tol=1e-10):
     rank = min(int(rank), n)
     # the factor is stored transposed, (rank, n): row k is column k of R, so the update
     # K[:, j] − R[:, :k] R[j, :k] reads k contiguous rows
-    Rt = np.zeros((rank, n))
+    # rows are allocated by chunks as the factor grows: a full-rank request on a kernel of low
+    # numerical rank (rank=None above EXACT_FACTOR_LIMIT) must not reserve n × n
+    Rt = np.zeros((min(rank, _CHOLESKY_CHUNK), n))
     total = d.sum()
     k = 0
     for k in range(rank):
         j = int(np.argmax(d))
         if d[j] <= tol * max(total, 1e-300) / max(n, 1) or d.sum() <= tol * total:
             break
+        if k == Rt.shape[0]:
+            Rt = np.vstack([Rt, np.zeros((min(rank - k, Rt.shape[0]), n))])
         col = np.array(K_column(j), dtype=float).ravel()
         if k:
             col -= Rt[:k, j] @ Rt[:k]
@@ -473,11 +496,17 @@ def check_psd(K, name="kernel"):
         from scipy.sparse.linalg import eigsh
         lmax = float(eigsh(K, k=1, which="LA", return_eigenvectors=False, tol=1e-3)[0])
     delta = 1e-6 * max(lmax, 1.0)
+    shifted = K.copy()  # the one n × n copy of the check (see PSD_CHECK_COPIES)
+    shifted.flat[::n + 1] += delta
     try:
-        scipy.linalg.cholesky(K + delta * np.eye(n), lower=True, check_finite=False)
+        # the transpose of the symmetric C-ordered copy is Fortran-ordered: LAPACK factors it
+        # in place (a C-ordered argument would be copied once more)
+        scipy.linalg.cholesky(shifted.T, lower=True, check_finite=False, overwrite_a=True)
         return
     except np.linalg.LinAlgError:
         pass
+    finally:
+        del shifted
     vals = scipy.linalg.eigvalsh(K)
     lmax = max(vals.max(), 0.0)
     if vals.min() < -1e-6 * max(lmax, 1.0):
@@ -491,6 +520,15 @@ def check_psd(K, name="kernel"):
 #: A kernel whose smallest eigenvalue is below ``-PSD_RTOL · max(λ_max, 1)`` is refused: the
 #: SVM dual would not be concave. Rounding error of a valid kernel stays far below (~1e-15 n).
 PSD_RTOL = 1e-6
+
+
+def _max_asymmetry(K, block=128):
+    """``max |K − Kᵀ|`` by blocks of rows: no n × n temporary."""
+    asym = 0.0
+    for i in range(0, K.shape[0], block):
+        asym = max(asym, float(np.max(np.abs(K[i:i + block] - K[:, i:i + block].T),
+                                      initial=0.0)))
+    return asym
 
 
 def check_kernel_matrix(K, name="kernel", psd=False):
@@ -520,13 +558,15 @@ def check_kernel_matrix(K, name="kernel", psd=False):
                          f"{K.shape} instead.")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
-    scale = max(np.abs(K).max(), 1e-300)
-    asym = np.abs(K - K.T).max()
+    scale = max(float(K.max()), -float(K.min()), 1e-300) if K.size else 1e-300
+    asym = _max_asymmetry(K)
     if asym > 1e-8 * scale:
         raise ValueError(
             f"`{name}` must be symmetric. Got max |K - K.T| = {asym:.3g} (max |K| = {scale:.3g})."
         )
-    K = 0.5 * (K + K.T)
+    if asym > 0:  # a symmetric copy; an exactly symmetric K is used as it is
+        K = K + K.T
+        K *= 0.5
     if psd and K.shape[0] > 0:
         n = K.shape[0]
         lmin = scipy.linalg.eigvalsh(K, subset_by_index=[0, 0])[0]

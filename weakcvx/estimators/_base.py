@@ -26,6 +26,10 @@ logger = logging.getLogger("weakcvx")
 
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
+#: n × rank float64 arrays alive at the peak of a fit on the low-rank factor (the blocked
+#: pivoted Cholesky's transposed factor and its copy, the factor with the offset column, the
+#: solver's row-scaled copies); the default rank keeps that many within the budget.
+LOW_RANK_COPIES = 6
 
 
 KERNEL_CONSTRAINTS = {
@@ -181,7 +185,19 @@ class KernelModelMixin:
     An offset is modelled, as in LIBLINEAR, by a constant feature of value ``intercept_scaling``
     (``k ← k + intercept_scaling²``): the SVM without offset of DESIGN §1 stays exact, and the
     offset is regularised like the other weights.
+
+    The memory budget bounds the peak of the whole fit, not the kernel alone: ``fit`` holds
+    ``_fit_kernel_copies`` dense n × n arrays at its peak (the kernel, its symmetry and PSD
+    checks, the solver's workspace), measured with ``tracemalloc`` per estimator. Above the
+    budget the estimators that can use a low-rank factor do (:meth:`_problem_inputs`); the
+    others stop with :class:`~weakcvx.MemoryBudgetError` (:meth:`_dense_problem_inputs`).
     """
+
+    #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path.
+    #: Measured (``tracemalloc``, RBF, n = 1500–4000): S3VM and MaxMarginClustering 2.2–3.2
+    #: (the kernel, the PSD check's shifted copy, the box-QP solver's float32 copy and label
+    #: kernel; 4.0 before the kernel was built and checked in place).
+    _fit_kernel_copies = 4
 
     def _validate_X(self, X, reset=True):
         accept_sparse = "csr" if self.kernel == "linear" else False
@@ -210,9 +226,11 @@ class KernelModelMixin:
         else:
             _, self._gamma = kernels.kernel_function(
                 self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
-            if not dense_fits(X.shape[0], X.shape[0]):
+            if not dense_fits(X.shape[0], X.shape[0], copies=self._fit_kernel_copies):
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
+            K += s * s  # K is ours: no second n × n array
+            return {"kernel": K}
         return {"kernel": K + s * s}
 
     def _dense_problem_inputs(self, X):
@@ -221,17 +239,19 @@ class KernelModelMixin:
         if self.kernel in ("rbf", "poly"):
             check_dense_size(X.shape[0], X.shape[0],
                              f"training kernel of {type(self).__name__} (it needs the dense "
-                             "kernel)")
+                             "kernel)", copies=self._fit_kernel_copies)
         return self._problem_inputs(X)
 
     def _low_rank_features(self, X, s, rank=None):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
-        the memory budget (DESIGN §7). Default rank: what fits in a quarter of the budget, at
-        most ``LOW_RANK_MAX`` columns."""
+        the memory budget (DESIGN §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
+        budget (the factor, its construction and the solver's copies), at most
+        ``LOW_RANK_MAX`` columns."""
         n = X.shape[0]
         if rank is None:
-            rank = int(min(n, LOW_RANK_MAX, max(1, memory_budget() // (4 * 8 * n))))
+            rank = int(min(n, LOW_RANK_MAX,
+                           max(1, memory_budget() // (LOW_RANK_COPIES * 8 * (n + 1)))))
             logger.info("%s: the dense %d x %d kernel exceeds the memory budget; using a "
                         "rank-%d pivoted Cholesky factor", type(self).__name__, n, n, rank)
         if self.kernel == "rbf":

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._solvers import cvxopt_qp
-from .._validation import validate_X
+from .._validation import check_dense_size, validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import alter_proportion_svm
@@ -45,6 +45,11 @@ def _bag_error(bag_index, bag_sizes, proportions, positive):
 #: alter-∝SVM on breast_cancer, bags of 16: features as given (max ‖x‖² = 2.5e7) 31 s; divided
 #: by 10 (2.5e5) 2 s; by 100 (2.5e3) 0.3 s; standardised (~30) 0.2 s.
 LARGE_KERNEL_DIAGONAL = 1e5
+
+#: Dense n × n arrays alive at the peak of a fit on the dense kernel (alter-∝SVM, InvCal);
+#: measured with ``tracemalloc`` (RBF, n = 1500): ProportionSVM 1.9, InvCal 1.5. The memory
+#: budget bounds that peak (see KernelModelMixin).
+DENSE_KERNEL_FIT_COPIES = 2
 
 #: Largest number of bags for which ``InvCal(solver="auto")`` solves the bag-level SVR dual
 #: with CVXOPT's dense interior point (cost O(n_bags³), independent of the feature scale):
@@ -164,6 +169,8 @@ class _ProportionFitMixin:
 
     def _dense_kernel(self, X):
         """The training kernel (without the constant of the offset) as a dense matrix."""
+        check_dense_size(X.shape[0], X.shape[0], f"training kernel of {type(self).__name__}",
+                         copies=DENSE_KERNEL_FIT_COPIES)
         if self.kernel == "linear":
             K = X @ X.T
             return K.toarray() if sp.issparse(K) else np.asarray(K)
