@@ -23,8 +23,9 @@ Examples
 >>> p = np.concatenate([p, p])
 >>> search = GridSearchCV(wc.MeanMap(), {"lam": [0.1, 1.0]}, scoring=bag_error_scorer,
 ...                       cv=BagKFold(2, random_state=0))
->>> search.fit(X, bag_targets(bags, p)).best_params_ in ({"lam": 0.1}, {"lam": 1.0})
-True
+>>> search = search.fit(X, bag_targets(bags, p))
+>>> search.best_params_, round(float(search.best_score_), 3)   # minus the bag error
+({'lam': 0.1}, -0.4)
 """
 
 from __future__ import annotations
