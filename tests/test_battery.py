@@ -273,3 +273,41 @@ def test_positive_unlabeled_ladder_holds_against_brute_force():
 def test_one_labeled_class_without_a_count_is_still_refused(y_known):
     with pytest.raises(ValueError, match="both classes .* when `n_positive` is not given"):
         labelsets.SemiSupervised(y_known)
+
+
+# -- quality notes: a warning rather than silence ---------------------------------------------
+def _gap_clusters():
+    X, y_true, y_known = wc.datasets.make_gap_clusters(60, n_labeled=4, random_state=0)
+    return X, np.where(y_known == 0, -1, (y_known > 0).astype(int))
+
+
+@pytest.mark.parametrize("make, with_y", [
+    (lambda: wc.S3VM(kernel="linear", random_state=0, max_iter=3), True),
+    (lambda: wc.MaxMarginClustering(kernel="linear", random_state=0, n_init=1, max_iter=3),
+     False),
+])
+def test_linear_kernel_on_unscaled_features_warns(make, with_y):
+    X, y = _gap_clusters()
+    args = (y,) if with_y else ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wc.SolverFallbackWarning)
+        with pytest.warns(UserWarning, match=r"max_i ‖x_i‖² with kernel='linear' = .* the "
+                                             "features look unscaled"):
+            make().fit(X * 1e6, *args)
+
+
+def test_linear_kernel_on_standardized_features_does_not_warn():
+    X, y = _gap_clusters()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wc.S3VM(kernel="linear", random_state=0, max_iter=3).fit(X * 1e3, y)
+    assert not [w for w in caught if "look unscaled" in str(w.message)]
+
+
+def test_proportion_svm_label_generation_warns_about_scale_once():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wc.ProportionSVM(relaxation="label_generation", random_state=0, max_iter=3).fit(
+            X40 * 1e6, BAGS40, PROPS40)
+    unscaled = [w for w in caught if "look unscaled" in str(w.message)]
+    assert len(unscaled) == 1

@@ -24,6 +24,11 @@ from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact
 
 logger = logging.getLogger("weakcvx")
 
+#: ``max_i ‖x_i‖²`` above which the linear kernel estimators warn that the features look
+#: unscaled: ten times below the smallest scale measured to break S3VM (1.3e12, see
+#: :meth:`KernelModelMixin._problem_inputs`); standardized features give ``n_features``.
+UNSCALED_LINEAR_DIAGONAL = 1e10
+
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
 #: n × rank float64 arrays alive at the peak of a fit on the low-rank factor (the blocked
@@ -196,8 +201,12 @@ class KernelModelMixin:
     #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path.
     #: Measured (``tracemalloc``, RBF, n = 1500–4000): S3VM and MaxMarginClustering 2.2–3.2
     #: (the kernel, the PSD check's shifted copy, the box-QP solver's float32 copy and label
-    #: kernel; 4.0 before the kernel was built and checked in place).
+    #: kernel; 4.0 before the kernel was built and checked in place); MaxMarginClustering at
+    #: n = 5200, above ``weakcvx.svm.GRAM_LIMIT`` (kernel and its factor): 3.0 (5.0 before).
     _fit_kernel_copies = 4
+    #: Whether :meth:`_problem_inputs` warns on unscaled features with the linear kernel
+    #: (estimators with a check of their own turn it off).
+    _warn_unscaled_linear = True
 
     def _validate_X(self, X, reset=True):
         accept_sparse = "csr" if self.kernel == "linear" else False
@@ -210,6 +219,15 @@ class KernelModelMixin:
         s = float(self.intercept_scaling)
         if self.kernel == "linear":
             self._gamma = None
+            if self._warn_unscaled_linear and X.shape[0]:
+                sq_norms = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+                            else np.einsum("ij,ij->i", X, X))
+                warn_if_unscaled(type(self).__name__, "max_i ‖x_i‖² with kernel='linear'",
+                                 float(sq_norms.max()), UNSCALED_LINEAR_DIAGONAL,
+                                 "the offset feature (intercept_scaling) vanishes beside "
+                                 "them and the solvers lose precision (measured with S3VM on "
+                                 "make_gap_clusters: transductive accuracy 1.0 up to "
+                                 "max ‖x‖² = 1.1e11, 0.58 from 1.3e12)")
             if s > 0:
                 col = np.full((X.shape[0], 1), s)
                 F = sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) \

@@ -183,6 +183,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     #: Measured peak of ``fit`` (``tracemalloc``, RBF, n = 1500): 5.7 n × n arrays, since the
     #: LIBSVM path trains on the duplicated (2n × 2n) kernel (see KernelModelMixin).
     _fit_kernel_copies = 6
+    #: BetaSVM warns on unscaled features itself (``UNSCALED_KERNEL_SCALE``).
+    _warn_unscaled_linear = False
 
     _parameter_constraints = {
         "init": [StrOptions({"ssl", "knn", "proportions", "given"})],

@@ -120,6 +120,8 @@ class _ProportionFitMixin:
     """Shared ``fit`` preamble and prediction of the proportion estimators."""
 
     classes_ = np.array([0, 1])
+    #: ProportionSVM warns on unscaled features itself (``LARGE_KERNEL_DIAGONAL``).
+    _warn_unscaled_linear = False
 
     #: Whether the estimator needs two distinct proportions (InvCal, MeanMap: with a single
     #: value the bag statistics cannot tell the classes apart and the model is constant).
