@@ -264,7 +264,8 @@ def test_iteration_ssl_keeps_labeled_rows_and_simplex():
     if clf.converged_:
         assert last["change"] <= last["eps"] or last["beta_change"] <= 1e-9
     # costs: c₂ = C n_l / n on unlabeled rows -> the solution respects α ≤ c β
-    assert clf.score(X, (y_true > 0).astype(int)) > 0.5
+    # measured 0.81 (the majority class is 0.5): well above chance
+    assert clf.score(X, (y_true > 0).astype(int)) >= 0.75
 
 
 def test_ssl_beats_supervised_svm_on_separated_blobs():
@@ -339,8 +340,13 @@ def test_proportions_grid_search_with_bag_folds():
     search = GridSearchCV(wc.BetaSVM(init="proportions", kernel="linear"), {"C": [1.0, 10.0]},
                           scoring=wc.model_selection.bag_error_scorer,
                           cv=wc.model_selection.BagKFold(4, random_state=0))
-    search.fit(X, wc.model_selection.bag_targets(bags, props))
-    assert search.best_params_["C"] in (1.0, 10.0)
+    targets = wc.model_selection.bag_targets(bags, props)
+    search.fit(X, targets)
+    # the search picks the C of the smallest cross-validated bag error, computed here by hand
+    errors = [_cv_bag_error(wc.BetaSVM(init="proportions", kernel="linear", C=C), X, targets,
+                            wc.model_selection.BagKFold(4, random_state=0)) for C in (1.0, 10.0)]
+    assert search.best_params_["C"] == (1.0, 10.0)[int(np.argmin(errors))]
+    assert -search.best_score_ == pytest.approx(min(errors))
     assert np.all(search.cv_results_["mean_test_score"] <= 0)   # minus a bag error
 
 
@@ -547,3 +553,15 @@ EXPECTED_FAILED_CHECKS = {
                          expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _cv_bag_error(estimator, X, targets, cv):
+    """Mean bag error of ``estimator`` over the folds of ``cv``, without GridSearchCV."""
+    from sklearn.base import clone
+
+    errors = []
+    for train, test in cv.split(X, targets):
+        model = clone(estimator).fit(X[train], targets[train])
+        errors.append(wc.model_selection.bag_proportion_error(targets[test], None,
+                                                              model.predict(X[test])))
+    return float(np.mean(errors))

@@ -190,7 +190,11 @@ def test_pipeline_and_grid_search(name):
                           cv=cv, error_score="raise")
     _fit(search, X, y)
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
-    assert search.best_params_[f"{step}__{next(iter(grid))}"] in next(iter(grid.values()))
+    # the refit model is the one of the best cross-validated score
+    scores = search.cv_results_["mean_test_score"]
+    best = search.cv_results_["params"][int(np.argmax(scores))]
+    assert search.best_params_ == best and search.best_score_ == scores.max()
+    assert search.best_estimator_.get_params()[next(iter(best))] == next(iter(best.values()))
     pred = search.predict(X)
     assert set(np.unique(pred)) <= set(np.unique(getattr(search.best_estimator_[-1],
                                                          "classes_", [0, 1])))

@@ -178,8 +178,9 @@ def test_alternating_is_monotone_and_feasible():
         problem = wc.WeakLabelProblem(kernels.rbf(X, gamma="scale") + 1.0, labelset, costs=10.0)
         res = multi_instance_alternating(problem, features=X)
         values = [h["value"] for h in res.history]
-        assert all(b <= a + 1e-9 for a, b in zip(values, values[1:])) or \
-            res.status == "converged"
+        # J of the labels never increases (to the tolerance of the J solves)
+        assert all(b <= a * (1 + 1e-6) + 1e-9 for a, b in zip(values, values[1:])), values
+        assert res.status == "converged"
         assert labelset.contains(res.labels)
         assert res.upper_bound == pytest.approx(problem.J(res.labels)[0], rel=1e-4)
     with pytest.raises(TypeError, match="KeyInstances"):

@@ -51,7 +51,16 @@ def test_grid_search_tunes_with_bag_error_only():
     search = GridSearchCV(wc.MeanMap(), {"lam": [0.1, 1.0, 10.0]}, scoring=bag_error_scorer,
                           cv=BagKFold(3, random_state=0))
     search.fit(X, targets)
-    assert search.best_params_["lam"] in (0.1, 1.0, 10.0)
+    # the search picks the lam of the smallest cross-validated bag error, computed by hand
+    errors = []
+    for lam in (0.1, 1.0, 10.0):
+        folds = BagKFold(3, random_state=0).split(X, targets)
+        errors.append(np.mean([
+            bag_proportion_error(targets[test], None,
+                                 wc.MeanMap(lam=lam).fit(X[train], targets[train]).predict(X[test]))
+            for train, test in folds]))
+    assert search.best_params_["lam"] == (0.1, 1.0, 10.0)[int(np.argmin(errors))]
+    assert -search.best_score_ == pytest.approx(min(errors))
     assert np.all(search.cv_results_["mean_test_score"] <= 0)
     # the tuned model is better than chance on the hidden labels
     assert np.mean(search.predict(X) == y) > 0.7

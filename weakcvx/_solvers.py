@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from .result import SolverError
 
-__all__ = ["SDP_ORDER", "SOCP_ORDER", "SolverFallbackWarning", "solve_in_order"]
+__all__ = ["SDP_ORDER", "SOCP_ORDER", "SolverFallbackWarning", "solve_in_order", "cvxopt_qp"]
 
 #: Fallback order for SDPs: SCS (first-order, scales), Clarabel (interior point, accurate),
 #: CVXOPT (interior point, slowest).
@@ -92,3 +94,57 @@ def solve_in_order(prob, solvers, options_for, accept, what):
         detail += "; fallbacks also failed: " + ", ".join(
             f"{s} '{st}'" for s, st, _ in failures[1:])
     raise SolverError(solver, status, detail)
+
+
+def cvxopt_qp(P, q, G, h, A, b, options, what):
+    """``cvxopt.solvers.qp`` on NumPy arrays, with CVXOPT's own failures raised as
+    :class:`~weakcvx.SolverError` naming ``"cvxopt"`` and the failure.
+
+    CVXOPT raises ``ValueError("Rank(A) < p or Rank([P; A; G]) < n")`` when its KKT system is
+    singular at the start and ``ArithmeticError`` when it becomes singular during the
+    iterations; both are reached by real input (a cost ``C`` of 1e20 or more leaves the box
+    constraints far outside the scale of ``P``). The returned solution's ``status`` is left to
+    the caller (``"optimal"``, ``"unknown"``, with ``x`` possibly None).
+
+    Parameters
+    ----------
+    P, q, G, h, A, b : ndarray
+        The QP ``min ½xᵀPx + qᵀx  s.t.  Gx ≤ h, Ax = b``.
+    options : dict
+        CVXOPT options for this call only (never the global ``cvxopt.solvers.options``).
+    what : str
+        The model, for the message.
+
+    Returns
+    -------
+    dict
+        CVXOPT's solution.
+
+    Raises
+    ------
+    SolverError
+        When CVXOPT raises instead of returning a solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sol = cvxopt_qp(np.eye(1), -np.ones(1), np.eye(1), np.full(1, 0.5), np.ones((1, 1)),
+    ...                 np.full(1, 0.25), {"show_progress": False}, "a toy QP")
+    >>> sol["status"], round(float(sol["x"][0]), 6)
+    ('optimal', 0.25)
+    """
+    import cvxopt
+    import cvxopt.solvers
+
+    args = [cvxopt.matrix(np.asarray(a, dtype=float)) for a in (P, q, G, h, A, b)]
+    try:
+        return cvxopt.solvers.qp(*args, options=options)
+    except ValueError as exc:
+        raise SolverError("cvxopt", "rank deficient KKT system",
+                          f"{what}: {exc}. The QP is degenerate in float64: check the scale of "
+                          "the costs (C) against the kernel.") from exc
+    except ArithmeticError as exc:
+        raise SolverError("cvxopt", "singular KKT system",
+                          f"{what}: {type(exc).__name__}: {exc}. The QP is degenerate in "
+                          "float64: check the scale of the costs (C) against the kernel.") \
+            from exc

@@ -20,7 +20,7 @@ from numbers import Real
 import numpy as np
 
 __all__ = ["set_config", "get_config", "memory_budget", "check_dense_size", "MemoryBudgetError",
-           "format_bytes", "validate_X"]
+           "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids"]
 
 ENV_VAR = "WEAKCVX_MEMORY_BUDGET"
 _DEFAULT_CAP = 8 * 2**30
@@ -109,28 +109,143 @@ def memory_budget():
     return int(min(_DEFAULT_CAP, physical // 2))
 
 
-def dense_fits(n_rows, n_cols, itemsize=8):
-    """Whether a dense ``n_rows × n_cols`` array fits in the memory budget."""
-    return int(n_rows) * int(n_cols) * itemsize <= memory_budget()
+def dense_fits(n_rows, n_cols, itemsize=8, copies=1):
+    """Whether ``copies`` dense ``n_rows × n_cols`` arrays fit in the memory budget."""
+    return copies * int(n_rows) * int(n_cols) * itemsize <= memory_budget()
 
 
-def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8):
+def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1):
     """Raise :class:`MemoryBudgetError` when a dense ``n_rows × n_cols`` array would exceed the
     memory budget; the message gives the size and the options.
+
+    Parameters
+    ----------
+    n_rows, n_cols : int
+    what : str
+        The array, for the message.
+    itemsize : int
+    copies : float
+        How many such arrays are alive at once at the peak of the computation that needs it
+        (a kernel fit holds the kernel, its checks and the solver's workspace: see the
+        estimators' ``_fit_kernel_copies``, measured with ``tracemalloc``). The budget bounds
+        that peak, not one array.
 
     Examples
     --------
     >>> check_dense_size(100, 100)   # 78 KiB: fine
     """
-    size = int(n_rows) * int(n_cols) * itemsize
+    one = int(n_rows) * int(n_cols) * itemsize
+    size = int(copies * one)
     budget = memory_budget()
     if size > budget:
+        peak = "" if copies == 1 else (f" at the peak ({copies:g} arrays of "
+                                       f"{format_bytes(one)}: the kernel, its checks and the "
+                                       "solver's workspace)")
         raise MemoryBudgetError(
-            f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}, above "
-            f"the memory budget of {format_bytes(budget)}. Use a low-rank factor of the kernel "
+            f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}{peak}, "
+            f"above the memory budget of {format_bytes(budget)}. Use a low-rank factor of the "
+            "kernel "
             "(weakcvx.kernels.nystrom or pivoted_cholesky, then WeakLabelProblem(features=R)), "
             "the linear kernel on the features, fewer points, or raise the budget with "
             f"weakcvx.set_config(memory_budget=...) or the environment variable {ENV_VAR}.")
+
+
+def check_real(x, name):
+    """Refuse complex input: converting it to float64 would keep only its real part (NumPy
+    merely warns with a ``ComplexWarning``).
+
+    Parameters
+    ----------
+    x : array-like, sparse matrix or scalar
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    x, unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``x`` has a complex dtype or holds complex Python numbers.
+
+    Examples
+    --------
+    >>> check_real([1.0, 2.0], "proportions")
+    [1.0, 2.0]
+    >>> check_real([0.5 + 1j], "proportions")
+    Traceback (most recent call last):
+    ...
+    ValueError: `proportions` must be real-valued. Got complex values (dtype complex128) ...
+    """
+    dtype = getattr(x, "dtype", None)
+    if not isinstance(dtype, np.dtype) or dtype == object:  # pandas extension dtypes too
+        if isinstance(x, complex):
+            raise ValueError(f"`{name}` must be real-valued. Got the complex number {x!r} "
+                             "instead.")
+        try:
+            dtype = np.asarray(x).dtype
+        except (TypeError, ValueError):  # ragged input: the caller's conversion reports it
+            return x
+        if dtype == object:
+            flat = np.asarray(x, dtype=object).ravel()
+            if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+                dtype = np.dtype(complex)
+    if dtype.kind == "c":
+        raise ValueError(f"`{name}` must be real-valued. Got complex values (dtype {dtype}) "
+                         "instead; pass the real part (`.real`) explicitly if the imaginary "
+                         "part is meant to be dropped.")
+    return x
+
+
+def as_real_array(x, name, dtype=float):
+    """``np.asarray(x, dtype)`` after :func:`check_real`, with a ValueError naming ``name``
+    when ``x`` is not numeric.
+
+    Examples
+    --------
+    >>> as_real_array([1, 2], "costs")
+    array([1., 2.])
+    """
+    check_real(x, name)
+    try:
+        return np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be numeric. Got {x!r} instead.") from exc
+
+
+def check_ids(ids, name, what="ids"):
+    """Refuse ids that cannot be sorted together (ints mixed with strings) or are complex,
+    and return ``np.unique(ids, return_inverse=True)`` with a flat inverse.
+
+    Parameters
+    ----------
+    ids : ndarray of shape (n,)
+    name : str
+    what : str
+        What the values are, for the message (``"ids"``, ``"class labels"``).
+
+    Returns
+    -------
+    unique : ndarray
+    inverse : ndarray of int, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_ids(np.array([0, 1, "a"], dtype=object), "bags")
+    Traceback (most recent call last):
+    ...
+    ValueError: `bags` must hold ids of one sortable kind (all numbers or all strings). ...
+    """
+    check_real(ids, name)
+    try:
+        unique, inverse = np.unique(ids, return_inverse=True)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in np.asarray(ids, dtype=object).ravel()})
+        raise ValueError(f"`{name}` must hold {what} of one sortable kind (all numbers or all "
+                         f"strings). Got {what} of types {kinds} instead.") from exc
+    return unique, inverse.ravel()
 
 
 def validate_X(estimator, X, **kwargs):

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._solvers import cvxopt_qp
+from ._validation import check_real
 from .model_selection import check_bags
 from .result import SolverError
 
@@ -115,6 +117,7 @@ def check_beta(beta, n_samples=None, name="beta", atol=1e-6):
     array([[0.5, 0.5],
            [0. , 1. ]])
     """
+    check_real(beta, name)
     try:
         B = np.array(beta, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -275,7 +278,7 @@ def beta_svm_dual(K, beta, C=1.0, solver_options=None):
     Raises
     ------
     SolverError
-        When CVXOPT returns no solution.
+        When CVXOPT returns no solution or fails (a singular KKT system, e.g. at C ≥ 1e20).
 
     Examples
     --------
@@ -285,9 +288,6 @@ def beta_svm_dual(K, beta, C=1.0, solver_options=None):
     >>> np.sign(X @ X.T @ sol.dual_coef + sol.intercept)
     array([-1., -1.,  1.,  1.])
     """
-    import cvxopt
-    import cvxopt.solvers
-
     K, rows, signs, ub, degenerate = _prepare(K, beta, C, "cvxopt")
     if degenerate is not None:
         return degenerate
@@ -295,11 +295,9 @@ def beta_svm_dual(K, beta, C=1.0, solver_options=None):
     P = np.outer(signs, signs) * K[np.ix_(rows, rows)]
     P = 0.5 * (P + P.T)
     options = {**CVXOPT_OPTIONS, **(solver_options or {})}
-    args = [cvxopt.matrix(P), cvxopt.matrix(-np.ones(m)),
-            cvxopt.matrix(np.vstack([np.eye(m), -np.eye(m)])),
-            cvxopt.matrix(np.concatenate([ub, np.zeros(m)])),
-            cvxopt.matrix(signs[None, :]), cvxopt.matrix(0.0)]
-    sol = cvxopt.solvers.qp(*args, options=options)
+    sol = cvxopt_qp(P, -np.ones(m), np.vstack([np.eye(m), -np.eye(m)]),
+                    np.concatenate([ub, np.zeros(m)]), signs[None, :], np.zeros(1), options,
+                    "the β-SVM dual QP")
     status = sol["status"]
     if sol["x"] is None:
         raise SolverError("cvxopt", status, "the β-SVM dual QP returned no solution")

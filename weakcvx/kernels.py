@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._validation import check_dense_size, memory_budget
+from ._validation import check_dense_size, check_real, memory_budget
 
 __all__ = [
     "KERNELS",
@@ -33,11 +33,16 @@ KERNELS = ("linear", "rbf", "poly", "precomputed")
 
 #: Above this many points, :func:`factor` uses pivoted Cholesky instead of an eigendecomposition.
 EXACT_FACTOR_LIMIT = 3000
+#: Rows of a distance matrix computed at a time (temporaries of ``_DIST_BLOCK × m``).
+_DIST_BLOCK = 256
+#: Rows of a pivoted-Cholesky factor allocated at a time (the storage doubles as it fills).
+_CHOLESKY_CHUNK = 256
 
 
 def _check_data(X, name="X", n_features=None):
     """``X`` as a 2-D float64 array (sparse kept sparse, as CSR) without NaN/inf, with a
     ValueError naming ``name`` otherwise; ``n_features`` checks the column count."""
+    check_real(X, name)
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=float)
         values = X.data
@@ -60,6 +65,21 @@ def _check_data(X, name="X", n_features=None):
     return X
 
 
+def _check_rank(rank, name="rank"):
+    """``rank`` as a positive int, with a ValueError naming ``name`` otherwise."""
+    if (isinstance(rank, (bool, np.bool_)) or not isinstance(rank, numbers.Integral)
+            or rank < 1):
+        raise ValueError(f"`{name}` must be a positive integer. Got {rank!r} instead.")
+    return int(rank)
+
+
+def _check_real_number(value, name):
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+            or not np.isfinite(value)):
+        raise ValueError(f"`{name}` must be a finite real number. Got {value!r} instead.")
+    return float(value)
+
+
 def _check_pair(X, Y):
     """:func:`_check_data` for ``X`` and for ``Y`` (``X`` itself when None)."""
     X = _check_data(X, "X")
@@ -67,12 +87,22 @@ def _check_pair(X, Y):
 
 
 def _sq_dists(X, Y):
+    """``‖x_i − y_j‖²`` in one n × m array, built in place (no n × m temporaries, so that the
+    memory budget counts what is really allocated)."""
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     X = X.toarray() if sp.issparse(X) else X
     Y = Y.toarray() if sp.issparse(Y) else Y
     XX = np.einsum("ij,ij->i", X, X)[:, None]
     YY = np.einsum("ij,ij->i", Y, Y)[None, :]
-    D = XX + YY - 2.0 * (X @ Y.T)
+    D = X @ Y.T
+    # (‖x_i‖² + ‖y_j‖²) − 2 x_i·y_j by blocks of rows: the sum is formed first, so that
+    # k(x, x') = k(x', x) holds exactly (check_kernel_matrix then keeps K without a symmetric
+    # copy), and the temporaries are block × m, not n × m
+    for i in range(0, D.shape[0], _DIST_BLOCK):
+        rows = D[i:i + _DIST_BLOCK]
+        total = XX[i:i + _DIST_BLOCK] + YY
+        rows *= -2.0
+        rows += total
     np.maximum(D, 0.0, out=D)
     return D
 
@@ -159,7 +189,9 @@ def rbf(X, Y=None, gamma="mean_distance"):
     """
     X, Y = _check_pair(X, Y)
     g = resolve_gamma(X, gamma)
-    return np.exp(-g * _sq_dists(X, Y))
+    K = _sq_dists(X, Y)
+    K *= -g
+    return np.exp(K, out=K)
 
 
 def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
@@ -170,8 +202,29 @@ def polynomial(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     >>> import numpy as np
     >>> polynomial(np.array([[1.0]]), degree=2)
     array([[4.]])
+
+    Raises
+    ------
+    ValueError
+        When ``degree`` is not a positive integer (a fractional power of a negative
+        ``γ xᵀz + coef0`` is NaN, and not a kernel), ``gamma`` or ``coef0`` is not finite, or
+        the kernel overflows float64.
     """
-    return (gamma * linear(X, Y) + coef0) ** degree
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real) \
+            or not float(degree).is_integer() or degree < 1:
+        raise ValueError(f"`degree` must be a positive integer. Got {degree!r} instead.")
+    gamma = _check_real_number(gamma, "gamma")
+    coef0 = _check_real_number(coef0, "coef0")
+    K = linear(X, Y)
+    with np.errstate(over="ignore"):
+        K *= gamma
+        K += coef0
+        K **= int(degree)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"The polynomial kernel (γ xᵀz + coef0)^degree overflows float64 with "
+                         f"degree={degree!r}, gamma={gamma!r}, coef0={coef0!r}: scale the "
+                         "features or lower `degree`.")
+    return K
 
 
 def kernel_function(kernel="rbf", gamma="mean_distance", degree=3, coef0=1.0, X_fit=None):
@@ -228,13 +281,17 @@ def pivoted_cholesky(K_diag, K_column, rank, tol=1e-10):
     rank = min(int(rank), n)
     # the factor is stored transposed, (rank, n): row k is column k of R, so the update
     # K[:, j] − R[:, :k] R[j, :k] reads k contiguous rows
-    Rt = np.zeros((rank, n))
+    # rows are allocated by chunks as the factor grows: a full-rank request on a kernel of low
+    # numerical rank (rank=None above EXACT_FACTOR_LIMIT) must not reserve n × n
+    Rt = np.zeros((min(rank, _CHOLESKY_CHUNK), n))
     total = d.sum()
     k = 0
     for k in range(rank):
         j = int(np.argmax(d))
         if d[j] <= tol * max(total, 1e-300) / max(n, 1) or d.sum() <= tol * total:
             break
+        if k == Rt.shape[0]:
+            Rt = np.vstack([Rt, np.zeros((min(rank - k, Rt.shape[0]), n))])
         col = np.array(K_column(j), dtype=float).ravel()
         if k:
             col -= Rt[:k, j] @ Rt[:k]
@@ -342,9 +399,18 @@ def pivoted_cholesky_blocked(K_diag, K_columns, rank, tol=1e-10, block=64, accep
 
 
 def nystrom(X, kernel_fn, rank, random_state=0):
-    """Nyström factor with ``rank`` uniformly sampled landmarks: ``R = K_nm K_mm^{-1/2}``."""
+    """Nyström factor with ``rank`` uniformly sampled landmarks: ``R = K_nm K_mm^{-1/2}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((20, 2))
+    >>> nystrom(X, lambda A, B=None: rbf(A, B, gamma=0.5), rank=5).shape[0]
+    20
+    """
+    rank = _check_rank(rank)
     n = X.shape[0]
-    rank = min(int(rank), n)
+    rank = min(rank, n)
     idx = np.random.default_rng(random_state).choice(n, rank, replace=False)
     K_nm = kernel_fn(X, X[idx])
     K_mm = K_nm[idx]
@@ -385,6 +451,8 @@ def factor(K, rank=None, tol=1e-10):
     True
     """
     K = check_kernel_matrix(K)
+    if rank is not None:
+        rank = _check_rank(rank)
     n = K.shape[0]
     if rank is None and n <= EXACT_FACTOR_LIMIT:
         vals, vecs = scipy.linalg.eigh(K)
@@ -428,11 +496,17 @@ def check_psd(K, name="kernel"):
         from scipy.sparse.linalg import eigsh
         lmax = float(eigsh(K, k=1, which="LA", return_eigenvectors=False, tol=1e-3)[0])
     delta = 1e-6 * max(lmax, 1.0)
+    shifted = K.copy()  # the one n × n copy of the check (see PSD_CHECK_COPIES)
+    shifted.flat[::n + 1] += delta
     try:
-        scipy.linalg.cholesky(K + delta * np.eye(n), lower=True, check_finite=False)
+        # the transpose of the symmetric C-ordered copy is Fortran-ordered: LAPACK factors it
+        # in place (a C-ordered argument would be copied once more)
+        scipy.linalg.cholesky(shifted.T, lower=True, check_finite=False, overwrite_a=True)
         return
     except np.linalg.LinAlgError:
         pass
+    finally:
+        del shifted
     vals = scipy.linalg.eigvalsh(K)
     lmax = max(vals.max(), 0.0)
     if vals.min() < -1e-6 * max(lmax, 1.0):
@@ -448,6 +522,15 @@ def check_psd(K, name="kernel"):
 PSD_RTOL = 1e-6
 
 
+def _max_asymmetry(K, block=128):
+    """``max |K − Kᵀ|`` by blocks of rows: no n × n temporary."""
+    asym = 0.0
+    for i in range(0, K.shape[0], block):
+        asym = max(asym, float(np.max(np.abs(K[i:i + block] - K[:, i:i + block].T),
+                                      initial=0.0)))
+    return asym
+
+
 def check_kernel_matrix(K, name="kernel", psd=False):
     """Validate a precomputed kernel matrix: square, finite, symmetric (to 1e-8 relative) and,
     with ``psd=True``, positive semi-definite up to ``PSD_RTOL`` (a nearly-PSD matrix from
@@ -460,18 +543,30 @@ def check_kernel_matrix(K, name="kernel", psd=False):
     array([[1. , 0.5],
            [0.5, 1. ]])
     """
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"`{name}` must be a square (n, n) matrix. Got shape {K.shape} instead.")
+    if sp.issparse(K):
+        raise TypeError(f"`{name}` must be a dense (n, n) array: a kernel matrix is dense (use "
+                        f"`features=` for a sparse feature matrix). Got a sparse "
+                        f"{type(K).__name__} of shape {K.shape} instead.")
+    check_real(K, name)
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a numeric (n, n) matrix. Got "
+                         f"{type(K).__name__}: {exc}") from exc
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"`{name}` must be a square (n, n) matrix with n >= 1. Got shape "
+                         f"{K.shape} instead.")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"`{name}` must contain only finite values. Got NaN or inf.")
-    scale = max(np.abs(K).max(), 1e-300)
-    asym = np.abs(K - K.T).max()
+    scale = max(float(K.max()), -float(K.min()), 1e-300) if K.size else 1e-300
+    asym = _max_asymmetry(K)
     if asym > 1e-8 * scale:
         raise ValueError(
             f"`{name}` must be symmetric. Got max |K - K.T| = {asym:.3g} (max |K| = {scale:.3g})."
         )
-    K = 0.5 * (K + K.T)
+    if asym > 0:  # a symmetric copy; an exactly symmetric K is used as it is
+        K = K + K.T
+        K *= 0.5
     if psd and K.shape[0] > 0:
         n = K.shape[0]
         lmin = scipy.linalg.eigvalsh(K, subset_by_index=[0, 0])[0]

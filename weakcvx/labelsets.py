@@ -43,6 +43,8 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._validation import as_real_array, check_ids, check_real
+
 __all__ = [
     "ENUMERATION_LIMIT",
     "COUNT_TOLERANCE",
@@ -76,10 +78,7 @@ def _check_n_samples(n_samples):
 
 
 def _as_float_array(x, name):
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be numeric. Got {x!r} instead.") from exc
+    return as_real_array(x, name)
 
 
 def _check_finite_real(x, name, minimum=None):
@@ -138,7 +137,7 @@ def _costs_array(costs, m, accepted):
 
 def _check_bag_ids(bag_ids, name):
     """A non-empty 1-D array of bag ids without NaN/inf, with a ValueError naming ``name``."""
-    bag_ids = np.asarray(bag_ids)
+    bag_ids = np.asarray(check_real(bag_ids, name))
     if bag_ids.ndim != 1 or bag_ids.size == 0:
         raise ValueError(f"`{name}` must be a non-empty 1-D array. Got shape {bag_ids.shape} "
                          "instead.")
@@ -148,10 +147,10 @@ def _check_bag_ids(bag_ids, name):
     return bag_ids
 
 
-def _index_bags(bag_ids):
+def _index_bags(bag_ids, name):
     """``(sorted unique ids, index of each point's bag, bag sizes)``."""
-    bags, index, sizes = np.unique(bag_ids, return_inverse=True, return_counts=True)
-    return bags, index.ravel(), sizes
+    bags, index = check_ids(bag_ids, name)
+    return bags, index, np.bincount(index, minlength=len(bags))
 
 
 def _log_comb(n, m):
@@ -438,8 +437,9 @@ class SemiSupervised(LabelSet):
     Parameters
     ----------
     y_known : array-like of shape (n_samples,)
-        +1 / -1 for labeled points, 0 for unlabeled ones. Both classes must occur among the
-        labeled points.
+        +1 / -1 for labeled points, 0 for unlabeled ones. Without ``n_positive``, both classes
+        must occur among the labeled points; with it, the labeled points may all be of one
+        class (positive-unlabeled learning, see Notes).
     n_positive : int, optional
         Number of positives among the ``u`` unlabeled points, in ``[0, u]``. Default: the
         labeled class ratio times ``u``, rounded half up.
@@ -455,8 +455,8 @@ class SemiSupervised(LabelSet):
     ------
     ValueError
         When ``y_known`` contains NaN or values other than -1, 0, +1, when fewer than two
-        classes occur among the labeled points, or when ``n_positive`` is not an integer in
-        ``[0, u]``.
+        classes occur among the labeled points and ``n_positive`` is not given (the count
+        cannot be inferred), or when ``n_positive`` is not an integer in ``[0, u]``.
 
     Notes
     -----
@@ -476,6 +476,11 @@ class SemiSupervised(LabelSet):
     :math:`y` or :math:`-y` is in ``B``. A set without unlabeled points is allowed
     (``|B| = 1``).
 
+    **Positive-unlabeled learning** (PU) is the case where every labeled point is positive and
+    the class prior is known: ``n_positive`` = prior × ``n_samples`` − (labeled positives).
+    The set above is then well defined (only the labeled ratio, which would say "all
+    positive", cannot be used), and every method of :func:`weakcvx.solve` applies to it.
+
     Examples
     --------
     >>> import numpy as np
@@ -485,6 +490,20 @@ class SemiSupervised(LabelSet):
     (2, 6)
     >>> B.argmax(np.array([0.0, 0.0, 0.3, -1.0, 2.0, 0.1]))
     array([ 1., -1.,  1., -1.,  1., -1.])
+
+    Positive-unlabeled learning: five labeled positives on two moons, the rest unlabeled,
+    and a known class prior of one half (20 positives in 40 points, so 15 among the
+    unlabeled):
+
+    >>> import weakcvx as wc
+    >>> X, y_true, _ = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+    >>> y_known = np.zeros(40, dtype=int)
+    >>> y_known[np.flatnonzero(y_true == 1)[:5]] = 1
+    >>> pu = SemiSupervised(y_known, n_positive=15)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), pu)
+    >>> result = wc.solve(problem, method="alternating")
+    >>> bool(pu.contains(result.labels)), float(np.mean(result.labels == y_true)) >= 0.85
+    (True, True)
     """
 
     def __init__(self, y_known, n_positive=None):
@@ -505,9 +524,13 @@ class SemiSupervised(LabelSet):
         self.unlabeled = np.flatnonzero(self.y_known == 0)
         self.n_labeled, self.n_unlabeled = len(self.labeled), len(self.unlabeled)
         classes = np.unique(self.y_known[self.labeled])
-        if len(classes) < 2:
-            raise ValueError("`y_known` must contain labeled points of both classes (+1 and -1). "
-                             f"Got labeled classes {classes.tolist()} instead.")
+        if len(classes) < 2 and n_positive is None:
+            raise ValueError("`y_known` must contain labeled points of both classes (+1 and -1) "
+                             "when `n_positive` is not given (the count of positives among the "
+                             "unlabeled points is inferred from the labeled class ratio). Got "
+                             f"labeled classes {classes.tolist()} instead; for "
+                             "positive-unlabeled learning give `n_positive`, the number of "
+                             "positives among the unlabeled points.")
         u = self.n_unlabeled
         if n_positive is None:
             n_positive_labeled = int(np.count_nonzero(self.y_known == 1))
@@ -730,7 +753,7 @@ class Proportions(LabelSet):
     def __init__(self, bag_ids, proportions, eps=0.0):
         bag_ids = _check_bag_ids(bag_ids, "bag_ids")
         super().__init__(bag_ids.size)
-        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids, "bag_ids")
         n_bags = len(self.bags)
         p = _as_float_array(proportions, "proportions")
         if p.ndim == 0:
@@ -1033,7 +1056,7 @@ class _BagLabelSet(LabelSet):
     def __init__(self, bags, bag_labels, min_positive, max_positive):
         bag_ids = _check_bag_ids(bags, "bags")
         super().__init__(bag_ids.size)
-        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids)
+        self.bags, self.bag_index, self.bag_sizes = _index_bags(bag_ids, "bags")
         self.bag_labels = _check_bag_labels(bag_labels, len(self.bags))
         self.positive_bags = np.flatnonzero(self.bag_labels > 0)
         order = np.argsort(self.bag_index, kind="stable")

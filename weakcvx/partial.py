@@ -29,6 +29,8 @@ A point whose candidate set holds every class carries no information and has los
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import time
 import warnings
@@ -195,6 +197,28 @@ def _check_lam(lam):
         raise ValueError(f"`lam` must be a positive finite number. Got {lam!r} instead.")
 
 
+def _refuse_overflow(pegasos):
+    """Run a PL-Pegasos function with float overflow raised, and report it as a ValueError
+    naming ``lam``: the first step is ``η_1 = 1/λ``, so a tiny ``lam`` (1e-300) overflows
+    ``‖W‖`` and the projection then returned the all-zero model without a word."""
+    signature = inspect.signature(pegasos)
+
+    @functools.wraps(pegasos)
+    def run(*args, **kwargs):
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                return pegasos(*args, **kwargs)
+            except FloatingPointError as exc:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                lam = bound.arguments["lam"]
+                raise ValueError(f"`lam` is too small for PL-Pegasos on these features: its "
+                                 f"steps 1/(lam·t) overflow float64 ({exc}). Use a larger "
+                                 f"`lam` (the measured default is 1e-2) or scale the features. "
+                                 f"Got lam={lam!r} instead.") from exc
+    return run
+
+
 def _n_epochs(n, batch_size, max_iter, min_steps):
     """Epochs to run: ``max_iter``, or more when that gives fewer than ``min_steps`` steps.
 
@@ -244,6 +268,7 @@ def _direction(y_plus, y_minus, violated, k):
     return A
 
 
+@_refuse_overflow
 def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
                       min_steps=0, center=None, random_state=None, verbose=0):
     r"""PL-Pegasos for the linear kernel (Nguyen & Caruana 2008, Algorithm 1), mini-batch.
@@ -356,6 +381,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
                        extra={"coef": W_out, "n_steps": n_steps})
 
 
+@_refuse_overflow
 def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
                       min_steps=0, random_state=None, verbose=0):
     r"""Kernelised PL-Pegasos: ``w_c = Σ_i B_ic φ(x_i)``, one coefficient per (point, class).

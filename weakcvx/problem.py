@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from . import kernels
+from ._validation import check_real
 from .result import SolverError
 from .svm import GRAM_LIMIT, box_qp_cvxpy, solve_box_qp
 
@@ -113,6 +114,7 @@ class WeakLabelProblem:
                                  "instead.")
             rank = int(rank)
         if features is not None:
+            check_real(features, "features")
             if sp.issparse(features):
                 X = sp.csr_matrix(features, dtype=float)
                 X.sort_indices()
@@ -234,11 +236,23 @@ class WeakLabelProblem:
         only when the duality gap exceeds ``J_LOOSE_GAP`` (relative), where the refinement
         would cost more than the fit.
 
+        Parameters
+        ----------
+        b : array-like of shape (n_samples,)
+            A labeling: a ±1 vector (an element of the label set gives an upper bound of the
+            MIP).
+
         Returns
         -------
         value : float
         alpha : ndarray (m,)
+
+        Raises
+        ------
+        ValueError
+            When ``b`` is not a ±1 vector of shape (n_samples,).
         """
+        self._check_labeling(b)
         rows, signs = self.support(b)
         if tol is None:
             tol = 1e-6 if self.n_samples <= 20000 else 1e-3
@@ -252,6 +266,21 @@ class WeakLabelProblem:
                     or sol.gap > J_LOOSE_GAP * max(1.0, abs(sol.primal_value))):
                 sol = self._refine(b, rows, signs, sol, tol, max_epochs)
         return float(sol.primal_value), sol.alpha
+
+    def _check_labeling(self, b):
+        """Refuse a ``b`` that is not a ±1 vector of shape (n_samples,): its "label kernel"
+        would be that of no labeling (``np.zeros(n)`` gave ``J = Σ c_i``)."""
+        check_real(b, "b")
+        try:
+            values = np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            values = None
+        if values is None or values.shape != (self.n_samples,) \
+                or not np.all((values == 1.0) | (values == -1.0)):
+            found = f"shape {np.shape(b)}" if values is None or values.shape != (
+                self.n_samples,) else f"values {np.unique(values)[:5]}"
+            raise ValueError(f"`b` must be a labeling: a vector of +1/-1 of shape "
+                             f"({self.n_samples},). Got {found} instead.")
 
     def _refine(self, b, rows, signs, sol, tol, max_epochs):
         """A coordinate descent stopped by ``max_epochs`` can leave its primal value far above

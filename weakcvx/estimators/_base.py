@@ -24,8 +24,18 @@ from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact
 
 logger = logging.getLogger("weakcvx")
 
+#: ``max_i ‖x_i‖²`` above which the linear kernel estimators warn that the features look
+#: unscaled: ten times below the smallest scale measured to break S3VM (1.3e12, see
+#: :meth:`KernelModelMixin._problem_inputs`); standardized features give ``n_features``.
+UNSCALED_LINEAR_DIAGONAL = 1e10
+
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
+#: n × rank float64 arrays the default rank of the low-rank path keeps within the memory
+#: budget. Measured peak of a whole fit on the factor (``tracemalloc``, RBF, 200 MiB budget,
+#: n = 4000–5000, S3VM and MaxMarginClustering): 2.5 factors (the blocked pivoted Cholesky's
+#: transposed factor and its copy, the factor with the offset column, the solver's copies).
+LOW_RANK_COPIES = 4
 
 
 KERNEL_CONSTRAINTS = {
@@ -181,7 +191,23 @@ class KernelModelMixin:
     An offset is modelled, as in LIBLINEAR, by a constant feature of value ``intercept_scaling``
     (``k ← k + intercept_scaling²``): the SVM without offset of DESIGN §1 stays exact, and the
     offset is regularised like the other weights.
+
+    The memory budget bounds the peak of the whole fit, not the kernel alone: ``fit`` holds
+    ``_fit_kernel_copies`` dense n × n arrays at its peak (the kernel, its symmetry and PSD
+    checks, the solver's workspace), measured with ``tracemalloc`` per estimator. Above the
+    budget the estimators that can use a low-rank factor do (:meth:`_problem_inputs`); the
+    others stop with :class:`~weakcvx.MemoryBudgetError` (:meth:`_dense_problem_inputs`).
     """
+
+    #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path.
+    #: Measured (``tracemalloc``, RBF, n = 1500–4000): S3VM and MaxMarginClustering 2.2–3.2
+    #: (the kernel, the PSD check's shifted copy, the box-QP solver's float32 copy and label
+    #: kernel; 4.0 before the kernel was built and checked in place); MaxMarginClustering at
+    #: n = 5200, above ``weakcvx.svm.GRAM_LIMIT`` (kernel and its factor): 3.0 (5.0 before).
+    _fit_kernel_copies = 4
+    #: Whether :meth:`_problem_inputs` warns on unscaled features with the linear kernel
+    #: (estimators with a check of their own turn it off).
+    _warn_unscaled_linear = True
 
     def _validate_X(self, X, reset=True):
         accept_sparse = "csr" if self.kernel == "linear" else False
@@ -194,6 +220,15 @@ class KernelModelMixin:
         s = float(self.intercept_scaling)
         if self.kernel == "linear":
             self._gamma = None
+            if self._warn_unscaled_linear and X.shape[0]:
+                sq_norms = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+                            else np.einsum("ij,ij->i", X, X))
+                warn_if_unscaled(type(self).__name__, "max_i ‖x_i‖² with kernel='linear'",
+                                 float(sq_norms.max()), UNSCALED_LINEAR_DIAGONAL,
+                                 "the offset feature (intercept_scaling) vanishes beside "
+                                 "them and the solvers lose precision (measured with S3VM on "
+                                 "make_gap_clusters: transductive accuracy 1.0 up to "
+                                 "max ‖x‖² = 1.1e11, 0.58 from 1.3e12)")
             if s > 0:
                 col = np.full((X.shape[0], 1), s)
                 F = sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) \
@@ -210,9 +245,11 @@ class KernelModelMixin:
         else:
             _, self._gamma = kernels.kernel_function(
                 self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
-            if not dense_fits(X.shape[0], X.shape[0]):
+            if not dense_fits(X.shape[0], X.shape[0], copies=self._fit_kernel_copies):
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
+            K += s * s  # K is ours: no second n × n array
+            return {"kernel": K}
         return {"kernel": K + s * s}
 
     def _dense_problem_inputs(self, X):
@@ -221,17 +258,19 @@ class KernelModelMixin:
         if self.kernel in ("rbf", "poly"):
             check_dense_size(X.shape[0], X.shape[0],
                              f"training kernel of {type(self).__name__} (it needs the dense "
-                             "kernel)")
+                             "kernel)", copies=self._fit_kernel_copies)
         return self._problem_inputs(X)
 
     def _low_rank_features(self, X, s, rank=None):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
-        the memory budget (DESIGN §7). Default rank: what fits in a quarter of the budget, at
-        most ``LOW_RANK_MAX`` columns."""
+        the memory budget (DESIGN §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
+        budget (the factor, its construction and the solver's copies), at most
+        ``LOW_RANK_MAX`` columns."""
         n = X.shape[0]
         if rank is None:
-            rank = int(min(n, LOW_RANK_MAX, max(1, memory_budget() // (4 * 8 * n))))
+            rank = int(min(n, LOW_RANK_MAX,
+                           max(1, memory_budget() // (LOW_RANK_COPIES * 8 * (n + 1)))))
             logger.info("%s: the dense %d x %d kernel exceeds the memory budget; using a "
                         "rank-%d pivoted Cholesky factor", type(self).__name__, n, n, rank)
         if self.kernel == "rbf":

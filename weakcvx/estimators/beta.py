@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
+from .._validation import check_real
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_if_unscaled
@@ -19,10 +20,13 @@ from .s3vm import check_semi_supervised_target
 
 def _two_class_target(y, n_samples):
     """Classes and ±1 labels of a fully labeled binary target."""
-    y = np.asarray(y)
+    y = np.asarray(check_real(y, "y"))
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"`y` must hold class labels, without NaN or inf (NaN is not a class). "
+                         f"Got {y[~np.isfinite(y)][:5]} instead.")
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"`y` must contain exactly two classes. Got classes "
@@ -175,6 +179,12 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     >>> clf.beta_.shape, bool(np.all(clf.beta_[::10].max(axis=1) == 1))
     ((351, 2), True)
     """
+
+    #: Measured peak of ``fit`` (``tracemalloc``, RBF, n = 1500): 5.7 n × n arrays, since the
+    #: LIBSVM path trains on the duplicated (2n × 2n) kernel (see KernelModelMixin).
+    _fit_kernel_copies = 6
+    #: BetaSVM warns on unscaled features itself (``UNSCALED_KERNEL_SCALE``).
+    _warn_unscaled_linear = False
 
     _parameter_constraints = {
         "init": [StrOptions({"ssl", "knn", "proportions", "given"})],

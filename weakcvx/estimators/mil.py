@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
+from .._validation import check_real
 from ..api import solve
 from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
@@ -78,9 +79,7 @@ def check_bags(bags, n_features=None):
         raise ValueError("`bags` must hold at least one bag. Got an empty container.")
     arrays = []
     for i, bag in enumerate(bags):
-        if np.iscomplexobj(bag):
-            raise ValueError(f"`bags[{i}]` must be real-valued. Got a complex array (its "
-                             "imaginary part would be lost).")
+        check_real(bag, f"bags[{i}]")
         try:
             a = np.asarray(bag.toarray() if hasattr(bag, "toarray") else bag, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -108,7 +107,7 @@ def _check_bag_target(y, n_bags):
     """``(classes, bag_labels ±1)`` from one label per bag, exactly two classes."""
     if y is None:
         raise ValueError("This estimator requires y to be passed: one class per bag.")
-    y = np.asarray(y)
+    y = np.asarray(check_real(y, "y"))
     if y.ndim != 1 or y.shape[0] != n_bags:
         raise ValueError(f"`y` must be a 1-D array with one entry per bag ({n_bags}). Got shape "
                          f"{y.shape}.")

@@ -14,7 +14,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import constant_columns
+from .._validation import check_ids, constant_columns
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
@@ -51,7 +51,12 @@ def _candidates_from_sets(sets, n_samples, classes, name="candidates"):
         raise ValueError(f"`{name}` must have a non-empty candidate set on every row (the true "
                          f"class is a candidate). Got {len(empty)} empty sets, the first at row "
                          f"{empty[0]}.")
-    found = np.unique(np.array([label for v in sets for label in v]))
+    # an object array keeps 0 and "0" apart (np.array would turn both into strings)
+    labels = np.empty(sum(len(v) for v in sets), dtype=object)
+    labels[:] = [label for v in sets for label in v]
+    found, _ = check_ids(labels, name, what="class labels")
+    if found.dtype == object:
+        found = np.array(found.tolist())
     classes_ = found if classes is None else np.asarray(classes)
     missing = np.setdiff1d(found, classes_)
     if missing.size:
@@ -259,6 +264,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     >>> bool(clf.score(X[1000:], candidates[1000:]) >= clf.score(X[1000:], y[1000:]))
     True
     """
+
+    #: Measured peak of ``fit`` (``tracemalloc``, RBF, n = 1500): 2.0 n × n arrays (see
+    #: KernelModelMixin).
+    _fit_kernel_copies = 3
 
     _parameter_constraints = {
         "solver": [StrOptions({"pegasos", "cccp"})],

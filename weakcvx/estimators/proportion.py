@@ -19,11 +19,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import validate_X
+from .._solvers import cvxopt_qp
+from .._validation import check_dense_size, validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import alter_proportion_svm
-from ..model_selection import bag_proportion_error, check_bags
+from ..model_selection import bag_proportion_error, check_bag_ids, check_bags
 from ..problem import WeakLabelProblem
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging,
                     warn_if_unscaled)
@@ -44,6 +45,11 @@ def _bag_error(bag_index, bag_sizes, proportions, positive):
 #: alter-∝SVM on breast_cancer, bags of 16: features as given (max ‖x‖² = 2.5e7) 31 s; divided
 #: by 10 (2.5e5) 2 s; by 100 (2.5e3) 0.3 s; standardised (~30) 0.2 s.
 LARGE_KERNEL_DIAGONAL = 1e5
+
+#: Dense n × n arrays alive at the peak of a fit on the dense kernel (alter-∝SVM, InvCal);
+#: measured with ``tracemalloc`` (RBF, n = 1500): ProportionSVM 1.9, InvCal 1.5. The memory
+#: budget bounds that peak (see KernelModelMixin).
+DENSE_KERNEL_FIT_COPIES = 2
 
 #: Largest number of bags for which ``InvCal(solver="auto")`` solves the bag-level SVR dual
 #: with CVXOPT's dense interior point (cost O(n_bags³), independent of the feature scale):
@@ -73,9 +79,6 @@ def _svr_dual_cvxopt(K, t, C, eps):
     intercept : float
     status : str
     """
-    import cvxopt
-    import cvxopt.solvers
-
     from ..result import SolverError
 
     m = len(t)
@@ -90,9 +93,8 @@ def _svr_dual_cvxopt(K, t, C, eps):
     scale = max(float(np.max(np.abs(np.diag(K)))), np.finfo(float).tiny)
     G = np.vstack([np.eye(n), -np.eye(n)])
     h = np.concatenate([np.full(n, float(C)), np.full(n, -lower)])
-    sol = cvxopt.solvers.qp(cvxopt.matrix(0.5 * (P + P.T) / scale), cvxopt.matrix(q / scale),
-                            cvxopt.matrix(G), cvxopt.matrix(h), cvxopt.matrix(A),
-                            cvxopt.matrix(0.0), options={"show_progress": False})
+    sol = cvxopt_qp(0.5 * (P + P.T) / scale, q / scale, G, h, A, np.zeros(1),
+                    {"show_progress": False}, "the bag-level SVR dual of InvCal")
     status = sol["status"]
     if sol["x"] is None:
         raise SolverError("cvxopt", status, "the bag-level SVR dual of InvCal returned no "
@@ -118,6 +120,8 @@ class _ProportionFitMixin:
     """Shared ``fit`` preamble and prediction of the proportion estimators."""
 
     classes_ = np.array([0, 1])
+    #: ProportionSVM warns on unscaled features itself (``LARGE_KERNEL_DIAGONAL``).
+    _warn_unscaled_linear = False
 
     #: Whether the estimator needs two distinct proportions (InvCal, MeanMap: with a single
     #: value the bag statistics cannot tell the classes apart and the model is constant).
@@ -138,8 +142,37 @@ class _ProportionFitMixin:
         self.classes_ = np.array([0, 1])
         return index, p
 
+    def _check_training_scores(self, scores, objective=0.0, solver=None):
+        """Refuse a non-finite model (:class:`~weakcvx.SolverError`) and warn when every
+        training point falls in one class: the proportions always need both (``fit`` refuses
+        all-0 and all-1 proportions), so such a model is degenerate. Seen with a huge ``C``
+        (1e300: ``C·Σ hinge`` dominates and the one-class labeling, with no hinge loss, wins)
+        and with features of scale 1e-6 (the kernel is ~1e-12: the SVM term vanishes)."""
+        from ..result import SolverError
+
+        scores = np.asarray(scores, dtype=float)
+        name = type(self).__name__
+        if not (np.all(np.isfinite(scores)) and np.isfinite(objective)):
+            raise SolverError(solver or name, "non-finite model",
+                              f"{name} produced NaN or inf scores or objective (objective "
+                              f"{objective!r}); C={getattr(self, 'C', None)!r} is likely too "
+                              "large for float64 at this kernel scale: lower C or standardize "
+                              "the features.")
+        positive = float(np.mean(scores > 0))
+        if positive in (0.0, 1.0):
+            warnings.warn(f"{name} predicts class {int(positive)} for every training point "
+                          f"although the bag proportions need both classes: the fit is "
+                          f"degenerate. Standardize the features (a kernel of tiny scale makes "
+                          f"the margin term vanish)"
+                          + (f" or change C={self.C!r} (with a huge C one class, without "
+                             f"hinge loss, is the cheapest labeling; with a tiny C the data "
+                             f"term no longer counts)" if hasattr(self, "C") else "")
+                          + ".", UserWarning, stacklevel=3)
+
     def _dense_kernel(self, X):
         """The training kernel (without the constant of the offset) as a dense matrix."""
+        check_dense_size(X.shape[0], X.shape[0], f"training kernel of {type(self).__name__}",
+                         copies=DENSE_KERNEL_FIT_COPIES)
         if self.kernel == "linear":
             K = X @ X.T
             return K.toarray() if sp.issparse(K) else np.asarray(K)
@@ -219,14 +252,25 @@ class _ProportionFitMixin:
     def predict_proportions(self, X, bags):
         """Predicted fraction of positives of each bag (sorted bag ids).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        bags : array-like of shape (n_samples,)
+            Bag id of each row, under the rules of ``fit``: no NaN/inf, all numbers or all
+            strings.
+
         Returns
         -------
         bag_ids : ndarray (n_bags,)
         proportions : ndarray (n_bags,)
+
+        Raises
+        ------
+        ValueError
+            When ``bags`` does not hold one valid bag id per row of ``X``.
         """
         y = self.predict(X)
-        ids, index = np.unique(np.asarray(bags), return_inverse=True)
-        index = index.ravel()
+        ids, index = check_bag_ids(bags, y.shape[0])
         return ids, np.bincount(index, weights=y.astype(float)) / np.bincount(index)
 
     def __sklearn_tags__(self):
@@ -518,6 +562,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
                                        n_jobs=self.n_jobs,
                                        tol=1e-4 if self.tol is None else self.tol,
                                        max_iter=self.max_iter, verbose=self.verbose)
+        self._check_training_scores(K @ res["beta"] + res["intercept"], res["value"],
+                                    "alter-proportion-SVM")
         self._store_dual(X, res["beta"], res["intercept"])
         self.transduction_ = (res["labels"] > 0).astype(np.int64)
         self.objective_ = float(res["value"])
@@ -581,6 +627,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         self.recovery_ = min(errors, key=errors.get)  # the first on ties: the paper's rank 1
         self.recovery_errors_ = errors
         beta, scores = candidates[self.recovery_]
+        self._check_training_scores(scores, result.value, "label_generation")
         s2 = float(self.intercept_scaling) ** 2
         self._store_dual(X, beta, s2 * beta.sum())
         self.transduction_ = (scores > 0).astype(np.int64)
@@ -696,7 +743,9 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
             beta_bags[svr.support_] = svr.dual_coef_[0]
             intercept = svr.intercept_[0]
         self.logit_targets_ = t
-        self._store_dual(X, np.asarray(A.T @ beta_bags).ravel(), intercept)
+        beta = np.asarray(A.T @ beta_bags).ravel()
+        self._check_training_scores(K @ beta + intercept, 0.0, solver)
+        self._store_dual(X, beta, intercept)
         return self
 
 
@@ -803,6 +852,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
         if not res.success:
             warnings.warn(f"MeanMap: L-BFGS-B stopped with status {res.status} "
                           f"({res.message}).", ConvergenceWarning, stacklevel=2)
+        self._check_training_scores(Xa @ res.x, res.fun, "L-BFGS-B")
         self.coef_ = res.x[:-1]
         self.intercept_ = float(res.x[-1])
         self.objective_ = float(res.fun)

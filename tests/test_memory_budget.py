@@ -1,0 +1,138 @@
+"""The memory budget bounds the peak of the whole fit (issue 21): the kernel, its copies and
+checks, and the solver's workspace. A fit whose dense path would not fit takes the low-rank
+path, or stops with MemoryBudgetError before allocating; checked with the address space of a
+child process capped (RLIMIT_AS) at the budget plus a margin, so that an allocation beyond it
+fails for real instead of being estimated."""
+
+import subprocess
+import sys
+import textwrap
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import weakcvx as wc
+from weakcvx import kernels
+
+resource = pytest.importorskip("resource")
+
+#: Run in a child: warm up (imports, numba compilation, BLAS threads) on 60 points, then cap
+#: the address space at its current size + the budget + a margin and fit on ``n`` points.
+CHILD = textwrap.dedent("""
+    import resource, sys, warnings
+    import numpy as np
+    import weakcvx as wc
+    from weakcvx._validation import _parse_budget
+
+    warnings.simplefilter("ignore")
+    name, n, budget, margin = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    rng = np.random.default_rng(0)
+
+    def data(m):
+        X = rng.standard_normal((m, 10))
+        y = np.full(m, -1)
+        y[:3], y[3:6] = 1, 0
+        return (X, y) if name != "MaxMarginClustering" else (X,)
+
+    def make():
+        return {"S3VM": lambda: wc.S3VM(random_state=0, max_iter=3),
+                "MaxMarginClustering": lambda: wc.MaxMarginClustering(
+                    random_state=0, n_init=1, max_iter=3),
+                "BetaSVM": lambda: wc.BetaSVM(kernel="rbf", max_iter=2)}[name]()
+
+    make().fit(*data(60))
+    args = data(n)
+    wc.set_config(memory_budget=budget)
+    status = next(line for line in open("/proc/self/status") if line.startswith("VmSize"))
+    cap = int(status.split()[1]) * 1024 + wc.get_config()["memory_budget"] \\
+        + _parse_budget(margin, "margin")
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    try:
+        model = make().fit(*args)
+    except wc.MemoryBudgetError as exc:
+        print("MemoryBudgetError", exc)
+    except MemoryError as exc:
+        print("MemoryError", exc)
+    else:
+        print("fit", "low-rank" if getattr(model, "X_fit_", None) is not None else "")
+""")
+
+
+def _run_capped(name, n, budget, margin="30M"):
+    import os
+
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MALLOC_ARENA_MAX": "2"}
+    env.pop("WEAKCVX_MEMORY_BUDGET", None)
+    proc = subprocess.run([sys.executable, "-c", CHILD, name, str(n), budget, margin],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+@pytest.mark.parametrize("name", ["S3VM", "MaxMarginClustering"])
+def test_fit_stays_within_the_budget_with_the_address_space_capped(name):
+    """2000 points: the dense kernel (30.5 MiB) is within a 60 MiB budget, the dense fit
+    (~3 kernels) is not: the estimator must take the low-rank path and stay within the cap
+    (before: the kernel was "within budget" and the fit died with a raw MemoryError)."""
+    out = _run_capped(name, 2000, "60M")
+    assert out.startswith("fit"), out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_dense_only_estimator_refuses_before_allocating_with_the_address_space_capped():
+    """BetaSVM needs the dense kernel (and LIBSVM's duplicated 2n × 2n one): with the kernel
+    within the budget but not the fit, MemoryBudgetError names the peak, not a raw
+    MemoryError from deep inside the fit."""
+    out = _run_capped("BetaSVM", 2000, "100M")
+    assert out.startswith("MemoryBudgetError") and "at the peak" in out, out
+
+
+def test_rbf_kernel_is_built_in_place_and_exactly_symmetric():
+    X = np.random.default_rng(0).standard_normal((2000, 5))
+    one = 8 * 2000 * 2000
+    tracemalloc.start()
+    K = kernels.rbf(X, gamma=0.3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1.4 * one           # one n × n array plus row blocks (was 3 arrays)
+    assert np.array_equal(K, K.T)
+    D = ((X[:300, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(K[:300], np.exp(-0.3 * D), rtol=1e-12, atol=1e-14)
+
+
+def test_kernel_checks_do_not_copy_a_symmetric_kernel():
+    X = np.random.default_rng(0).standard_normal((2000, 5))
+    K = kernels.rbf(X, gamma=0.3)
+    one = 8 * 2000 * 2000
+    tracemalloc.start()
+    checked = kernels.check_kernel_matrix(K)
+    kernels.check_psd(K)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert checked is K
+    assert peak < 1.25 * one          # the PSD check's one shifted copy (was 4 arrays)
+
+
+def test_nearly_symmetric_kernel_is_symmetrised_in_a_copy():
+    K = np.array([[2.0, 1.0 + 1e-12], [1.0, 2.0]])
+    checked = kernels.check_kernel_matrix(K)
+    assert checked is not K and np.array_equal(checked, checked.T)
+    assert K[0, 1] == 1.0 + 1e-12     # the caller's matrix is left alone
+
+
+def test_dense_path_is_taken_only_when_the_whole_fit_fits():
+    X = np.random.default_rng(0).standard_normal((200, 3))
+    y = np.full(200, -1)
+    y[:3], y[3:6] = 1, 0
+    model = wc.S3VM(random_state=0, max_iter=3)
+    inputs = model.set_params()._problem_inputs(model._validate_X(X))
+    assert "kernel" in inputs                     # 200² · 8 · 4 = 1.2 MiB: dense
+    wc.set_config(memory_budget=4 * 8 * 200 * 200 - 1)
+    try:
+        inputs = model._problem_inputs(X)
+    finally:
+        wc.set_config(memory_budget=None)
+    assert "features" in inputs and inputs["features"].shape[0] == 200
