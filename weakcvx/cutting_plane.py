@@ -1,4 +1,4 @@
-r"""The generic label-generation driver: WellSVM Algorithm 1 (DESIGN.md §3.3).
+r"""The generic label-generation driver: WellSVM Algorithm 1 (docs/design.rst §3.3).
 
 .. code-block:: text
 
@@ -217,8 +217,8 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
-    M (both signs; DESIGN §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``) and
-    the heaviest label of C. With ``polish``, *each* distinct candidate is polished by
+    M (both signs; docs/design.rst §3.6's rank-1 recovery; skipped with ``eigen_candidates=False``)
+    and the heaviest label of C. With ``polish``, *each* distinct candidate is polished by
     alternating (SVM fit / exact relabeling, at most ``polish_iter`` fits), which can only lower
     its ``J``; the labeling with the lowest ``J`` is returned. Returns ``(labels, J, alpha)``
     with ``alpha`` the dual solution of ``J(labels)`` (the SVM of the labels).
@@ -324,9 +324,9 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         (MKLGL converges slowly at tight tolerances).
     master_tol, max_alternations :
         Tolerance and alternation cap of the MKLGL master in each round (warm-started, so the
-        rounds together converge; DESIGN §3.3). Default cap: 20, or 3 on large problems, where
-        the inner SVMs are also solved to a loose tolerance (1e-2) (DESIGN §3.3: on 100k sparse
-        rows, 30 alternations cost 65× one LinearSVC fit, 5 cost 3.6×; measured on 5,000
+        rounds together converge; docs/design.rst §3.3). Default cap: 20, or 3 on large problems,
+        where the inner SVMs are also solved to a loose tolerance (1e-2) (docs/design.rst §3.3: on
+        100k sparse rows, 30 alternations cost 65× one LinearSVC fit, 5 cost 3.6×; measured on 5,000
         sparse rows, an inner tolerance of 1e-4 instead of 1e-2 made the fit 17× slower for the
         same labels). After the last round the master over the final working set is solved
         once more with 10× the cap (2× on large problems) at ``master_tol``, and that value is

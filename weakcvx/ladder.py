@@ -1,4 +1,4 @@
-r"""The ladder of bounds: run several methods on one problem and tabulate them (DESIGN.md §1).
+r"""The ladder of bounds: run several methods on one problem and tabulate them (docs/design.rst §1).
 
 For every problem (WellSVM Theorem 1):
 
@@ -31,7 +31,7 @@ logger = logging.getLogger("weakcvx")
 #: Above this many labelings, the exact oracle / enumeration is not attempted by default.
 SMALL_LABELSET = 2**14
 #: Above this many points, the SDP rung is skipped by default (SCS at eps 1e-3 takes ~47 s at
-#: n=200 on these machines: DESIGN §3.4).
+#: n=200 on these machines: docs/design.rst §3.4).
 SDP_MAX_N = 200
 #: Default time limit (seconds) of the exact rung (branch and bound): without one the search
 #: is exponential (150 breast-cancer rows: 226,000 nodes in 60 s, not finished at 180 s).

@@ -179,8 +179,8 @@ class KernelModelMixin:
     """Kernel handling for estimators whose model is ``f(x) = Σ_i β_i k(x_i, x)``.
 
     An offset is modelled, as in LIBLINEAR, by a constant feature of value ``intercept_scaling``
-    (``k ← k + intercept_scaling²``): the SVM without offset of DESIGN §1 stays exact, and the
-    offset is regularised like the other weights.
+    (``k ← k + intercept_scaling²``): the SVM without offset of docs/design.rst §1 stays exact, and
+    the offset is regularised like the other weights.
     """
 
     def _validate_X(self, X, reset=True):
@@ -227,8 +227,8 @@ class KernelModelMixin:
     def _low_rank_features(self, X, s, rank=None):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
-        the memory budget (DESIGN §7). Default rank: what fits in a quarter of the budget, at
-        most ``LOW_RANK_MAX`` columns."""
+        the memory budget (docs/design.rst §7). Default rank: what fits in a quarter of the
+        budget, at most ``LOW_RANK_MAX`` columns."""
         n = X.shape[0]
         if rank is None:
             rank = int(min(n, LOW_RANK_MAX, max(1, memory_budget() // (4 * 8 * n))))

@@ -214,7 +214,7 @@ def _warn_if_balance_disagrees(problem, y_known):
 class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""Semi-supervised SVM with a choice of relaxation.
 
-    Solves the MIP of DESIGN.md §1 for the semi-supervised label set
+    Solves the MIP of docs/design.rst §1 for the semi-supervised label set
     (:class:`weakcvx.labelsets.SemiSupervised`: labeled points keep their labels, the unlabeled
     points carry a fixed number of positives)
 
