@@ -71,9 +71,11 @@ LONG_CASES = {
        f"random_clustering_problem-{s}]":
        "the same check on seed 3 of the clustering problems and on every SSL seed"
        for s in (0, 1, 2)},
-    **{f"test_exact.py::test_branch_and_bound_equals_enumeration[svm-clustering-{s}]":
+    **{f"test_exact.py::test_branch_and_bound_equals_enumeration[{b}-clustering-{s}]":
        "branch and bound = enumeration on clustering seeds 2-3 and every other case"
-       for s in (0, 1)},
+       for s in (0, 1) for b in ("svm", "hull")},
+    "test_partial.py::test_sklearn_compatible[PartialLabelSVM(random_state=0)-"
+    "check_estimator_sparse_array]": "the same check with a sparse matrix (sparse_matrix)",
     "test_sdp.py::test_sdp_below_hull_and_exact[random_clustering_problem-2]":
         "the same check on the other seeds",
     "test_scale.py::test_linear_at_scale_small":
