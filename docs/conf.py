@@ -43,6 +43,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax shipped with the build (copied into _static/mathjax), not loaded from a CDN: the
+    # pages render their math offline
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -75,6 +78,9 @@ sphinx_gallery_conf = {
     "min_reported_time": 0,
     "backreferences_dir": "gen_modules/backreferences",
     "doc_module": ("weakcvx",),
+    # the execution-times pages load their table scripts from a CDN: not built, so that the
+    # documentation reads offline
+    "write_computation_times": False,
 }
 
 

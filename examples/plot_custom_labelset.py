@@ -59,7 +59,7 @@ print(table)
 # %%
 # The ladder has no SDP rung (the SDP model is written for the built-in sets), but the convex
 # hull with the exact oracle is a certified lower bound and enumeration gives the optimum.
-ax = table.plot()
+fig = table.plot()
 
 # %%
 # The labeling found, on the data: links drawn green (must) and red (cannot).

@@ -27,7 +27,7 @@ grid = np.c_[xx.ravel(), yy.ravel()]
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
 for ax, model, title in [(axes[0], svm, "SVM on the 2 labels"), (axes[1], s3vm, "S3VM (WellSVM)")]:
     ax.contourf(xx, yy, model.decision_function(grid).reshape(xx.shape), levels=[-1e9, 0, 1e9],
-                colors=["#f4c7c3", "#c6dbef"], alpha=0.8)
+                colors=["#c6dbef", "#f4c7c3"], alpha=0.8)  # f < 0: class 0 (blue), f > 0: 1 (red)
     ax.scatter(*X[y_known == 0].T, c=truth[y_known == 0], cmap="coolwarm", s=15)
     ax.scatter(*X[y_known != 0].T, c=truth[y_known != 0], cmap="coolwarm", s=120, marker="*",
                edgecolor="k")

@@ -1,4 +1,4 @@
-"""β-risk and BetaSVM (Zantedeschi et al. 2016, DESIGN §3.7).
+"""β-risk and BetaSVM (Zantedeschi et al. 2016, docs/design.rst §3.7).
 
 Tolerances, tied to how each value is computed:
 - CVXOPT runs with abstol = reltol = feastol = 1e-10 and LIBSVM (ours and scikit-learn's SVC)
@@ -241,7 +241,7 @@ def test_p2_balance_bound_feasible_and_optimal(seed, fraction):
 
 
 def test_p2_tie_rule_and_self_training_collapse():
-    # all rows ½: ŷ = sign(h), the equality forces β one-hot on sign(h) (DESIGN §3.7)
+    # all rows ½: ŷ = sign(h), the equality forces β one-hot on sign(h) (docs/design.rst §3.7)
     h = np.array([2.0, -0.3, 0.7, -1.5])
     out = B.p2_step(h, np.full((4, 2), 0.5))
     assert np.allclose(out[:, 1], h > 0)

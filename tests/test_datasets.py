@@ -1,4 +1,4 @@
-"""Tests of weakcvx.datasets: generators, corruptions, shipped files (DESIGN.md §6)."""
+"""Tests of weakcvx.datasets: generators, corruptions, shipped files (docs/design.rst §6)."""
 
 import doctest
 import importlib.util

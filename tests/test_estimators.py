@@ -51,8 +51,8 @@ def test_s3vm_linear_beats_supervised_on_gap_clusters():
     """Two elongated clusters with a low-density gap, 2 labels per class at the far ends: the
     supervised SVM is tilted, the S3VM finds the gap (the cluster assumption holds).
 
-    The sorting oracle is a heuristic (DESIGN §4), so the claim is statistical: over 5 seeds the
-    mean gain is large and at least 4 of 5 runs recover the clusters (measured: 4/5 at 100%,
+    The sorting oracle is a heuristic (docs/design.rst §4), so the claim is statistical: over 5 seeds
+    the mean gain is large and at least 4 of 5 runs recover the clusters (measured: 4/5 at 100%,
     one run stopped on the stall rule at 55%)."""
     gains, recovered = [], 0
     for seed in range(5):
@@ -106,7 +106,7 @@ def test_same_random_state_same_result_clone_and_pickle(Est):
 
 def test_clustering_recovers_elongated_clusters():
     """Max-margin clustering finds the gap between two elongated clusters, where k-means cuts
-    across them (DESIGN §3.3: 10 starts ranked by J(labels))."""
+    across them (docs/design.rst §3.3: 10 starts ranked by J(labels))."""
     from sklearn.cluster import KMeans
 
     X, y_true = wc.datasets.make_elongated_clusters(100, random_state=0)

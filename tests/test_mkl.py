@@ -1,4 +1,4 @@
-"""The MKLGL fast master against the CVXPY SOCP reference (DESIGN §3.2)."""
+"""The MKLGL fast master against the CVXPY SOCP reference (docs/design.rst §3.2)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
-"""The bad-input matrix (issue 10, DESIGN §5): every public estimator and function, every class of
-bad input, gives a ValueError/TypeError that names the argument — never a silent fit, a crash
+"""The bad-input matrix (issue 10, docs/design.rst §5): every public estimator and function, every class
+of bad input, gives a ValueError/TypeError that names the argument — never a silent fit, a crash
 deep inside a solver, or a wrong answer.
 
 Inputs are tiny (12 points) so that a case which wrongly fits still runs in well under a second.

@@ -1,4 +1,4 @@
-"""The SDP relaxation (DESIGN.md §3.4): the ladder, the two formulations, the reduced model
+"""The SDP relaxation (docs/design.rst §3.4): the ladder, the two formulations, the reduced model
 against the full one, the certificate, rounding and errors."""
 
 import warnings

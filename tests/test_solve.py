@@ -1,4 +1,5 @@
-"""Correctness of the modelling layer: J, the convex hull, exact, alternating (DESIGN §1, §4)."""
+"""Correctness of the modelling layer: J, the convex hull, exact, alternating (docs/design.rst
+§1, §4)."""
 
 import numpy as np
 import pytest

@@ -1,7 +1,7 @@
 """weakcvx: learning from weakly labeled data with large-margin models and their convex
 relaxations.
 
-Every weak-label setting is one mixed-integer problem ``min_{y ∈ B} J(y)`` (DESIGN.md §1); the
+Every weak-label setting is one mixed-integer problem ``min_{y ∈ B} J(y)`` (docs/design.rst §1); the
 modelling layer (:class:`WeakLabelProblem`, :mod:`weakcvx.labelsets`, :func:`solve`,
 :func:`compare`) bounds it from below (SDP, convex hull by label generation) and above (any
 feasible labeling), and the scikit-learn estimators wrap it.

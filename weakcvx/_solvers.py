@@ -1,5 +1,5 @@
-"""CVXPY solves with a documented fallback order of solvers (DESIGN §5: a solver that fails says
-which solver and status; a fallback where it makes sense).
+"""CVXPY solves with a documented fallback order of solvers (docs/design.rst §5: a solver that fails
+says which solver and status; a fallback where it makes sense).
 
 Both CVXPY models of the library that a user runs on real problems, the SDP relaxation
 (:func:`weakcvx.sdp.solve_sdp`) and the master SOCP (:func:`weakcvx.mkl.master_cvxpy`), are

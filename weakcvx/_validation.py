@@ -5,7 +5,7 @@ such matrix is built (:mod:`weakcvx.kernels`), :func:`check_dense_size` compares
 the memory budget and, above it, stops with a :class:`MemoryBudgetError` that gives the size and
 the options (a low-rank factor, the linear kernel, a larger budget), instead of letting the
 operating system kill the process. The kernel estimators switch to a pivoted-Cholesky factor on
-their own when the training kernel would not fit (DESIGN §7).
+their own when the training kernel would not fit (docs/design.rst §7).
 
 The budget is, in order of precedence: :func:`set_config` (``memory_budget=...``), the
 environment variable ``WEAKCVX_MEMORY_BUDGET`` (bytes, or with a suffix ``K``, ``M``, ``G``),

@@ -69,8 +69,8 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
     n_init : int, optional
         Number of starts for label sets that fix no label (clustering): the leading principal
         directions, then random labelings; the run whose rounded labels have the lowest
-        ``J(labels)`` is kept (DESIGN §3.3: the master value is not a reliable selector across
-        runs). Default 10 for such sets, 1 otherwise. With a certified method
+        ``J(labels)`` is kept (docs/design.rst §3.3: the master value is not a reliable selector
+        across runs). Default 10 for such sets, 1 otherwise. With a certified method
         (``oracle="exact"``) ``value`` is the largest certified bound over the starts.
         Only for ``"label_generation"`` and ``"alternating"`` (a ``ValueError`` otherwise).
     random_state : int, RandomState or None

@@ -1,4 +1,4 @@
-r"""β-risk and the β-SVM (Zantedeschi, Emonet & Sebban, NIPS 2016; DESIGN.md §3.7).
+r"""β-risk and the β-SVM (Zantedeschi, Emonet & Sebban, NIPS 2016; docs/design.rst §3.7).
 
 A weak supervision is encoded by an n×2 matrix β of label confidences whose rows lie on the
 simplex; column 0 is σ = −1, column 1 is σ = +1. The β-SVM primal is
@@ -414,7 +414,7 @@ def beta_svm_primal(K, beta, C, dual_coef, intercept):
 
 
 def _estimated_labels(beta_plus, h):
-    """ŷ_i = sign(β_i⁺ − ½), ties broken by sign(h(x_i)) (and h = 0 by +1) — DESIGN §3.7."""
+    """ŷ_i = sign(β_i⁺ − ½), ties broken by sign(h(x_i)) (h = 0 by +1); docs/design.rst §3.7."""
     y = np.sign(beta_plus - 0.5)
     tie = y == 0
     y[tie] = np.where(h[tie] >= 0, 1.0, -1.0)

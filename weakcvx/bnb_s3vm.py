@@ -373,7 +373,7 @@ class _Solver:
 
 
 # --------------------------------------------------------------------------------------------
-# input checks (DESIGN §5)
+# input checks (docs/design.rst §5)
 
 
 def _check_kernel(K):

@@ -30,7 +30,8 @@ def _datasets():
 
 def _uci_subsample(name, n, n_labeled, seed):
     """``n`` points of a shipped UCI set drawn at random (stratified), ``n_labeled`` of them
-    labeled (at least one per class), standardized features; ±1 labels."""
+    labeled (at least one per class), standardized features; ±1 labels. Also the drawn rows'
+    indices in the set and its two class names (for -1 and +1)."""
     from sklearn.model_selection import train_test_split
 
     from .datasets import load_uci
@@ -38,8 +39,11 @@ def _uci_subsample(name, n, n_labeled, seed):
     X, y = load_uci(name)
     if not 4 <= n <= len(y):
         raise ValueError(f"`--n` must be between 4 and {len(y)} for {name!r}. Got {n}.")
+    rows = np.arange(len(y))
     if n < len(y):
-        X, _, y, _ = train_test_split(X, y, train_size=n, stratify=y, random_state=seed)
+        X, _, y, _, rows, _ = train_test_split(X, y, rows, train_size=n, stratify=y,
+                                               random_state=seed)
+    classes = [str(c) for c in np.unique(y)]
     y_true = np.where(y == np.unique(y)[1], 1.0, -1.0)
     rng = np.random.default_rng(seed)
     first = [rng.choice(np.flatnonzero(y_true == s)) for s in (1.0, -1.0)]
@@ -47,7 +51,7 @@ def _uci_subsample(name, n, n_labeled, seed):
     y_known = np.zeros(n)
     lab = np.concatenate([first, rest]).astype(int)
     y_known[lab] = y_true[lab]
-    return X, y_true, y_known
+    return X, y_true, y_known, rows, classes
 
 
 class DataFileError(ValueError):
@@ -152,8 +156,10 @@ def _read_npz(path, label_column):
     return X, np.array([str(v).strip() for v in labels])
 
 
-def load_data_file(path, label_column, unknown, n=None, seed=0):
-    """A user's CSV/NPZ file as ``(X, y_known, classes)`` for a semi-supervised problem.
+def load_data_file(path, label_column, unknown, n=None, seed=0, return_rows=False):
+    """A user's CSV/NPZ file as ``(X, y_known, classes)`` for a semi-supervised problem
+    (``(X, y_known, classes, rows)`` with ``return_rows``: the 0-based data-row numbers kept,
+    in file order, header not counted).
 
     Rows whose label equals ``unknown`` (compared as text, or as numbers when both parse) are
     unlabeled; the other labels must form exactly two classes, the first in sorted order
@@ -183,11 +189,12 @@ def load_data_file(path, label_column, unknown, n=None, seed=0):
             return a == b
 
     unlabeled = np.array([same(v, str(unknown)) for v in labels])
+    rows = np.arange(len(labels))
     if n is not None:
         if not 4 <= n <= len(labels):
             raise DataFileError(f"--n must be between 4 and {len(labels)} for {path}; got {n}")
         keep = np.sort(np.random.default_rng(seed).permutation(len(labels))[:n])
-        X, labels, unlabeled = X[keep], labels[keep], unlabeled[keep]
+        X, labels, unlabeled, rows = X[keep], labels[keep], unlabeled[keep], rows[keep]
     classes = sorted(set(labels[~unlabeled].tolist()), key=lambda v: (_as_number(v), v))
     if len(classes) != 2:
         raise DataFileError(f"{path}: the known labels must form exactly two classes (rows "
@@ -196,7 +203,7 @@ def load_data_file(path, label_column, unknown, n=None, seed=0):
         raise DataFileError(f"{path}: no row is marked unknown ({unknown!r}); nothing to learn")
     y_known = np.where(unlabeled, 0.0, np.where(labels == classes[1], 1.0, -1.0))
     X = standardize_columns(X)
-    return X, y_known, classes
+    return (X, y_known, classes, rows) if return_rows else (X, y_known, classes)
 
 
 def _is_number(text):
@@ -215,23 +222,28 @@ def _as_number(v):
 
 
 def _build_problem(args):
+    """The problem the options describe, the input row number of each of its points, and the
+    class names that the labels -1 and +1 stand for."""
     import weakcvx as wc
 
     if args.data is not None:
-        X, y_known, classes = load_data_file(args.data, args.label_column, args.unknown,
-                                             n=args.n, seed=args.seed)
+        X, y_known, classes, rows = load_data_file(args.data, args.label_column, args.unknown,
+                                                   n=args.n, seed=args.seed, return_rows=True)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
         K = wc.kernels.rbf(X, gamma=gamma)
         name = (f"{args.data}: {len(X)} rows, {int(np.sum(y_known != 0))} labeled "
                 f"(-1 = {classes[0]!r}, +1 = {classes[1]!r})")
-        return wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=C, name=name)
+        problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=C,
+                                      name=name)
+        return problem, rows, classes
     if args.n is None:
         args.n = 16
     if args.dataset != "blobs" and args.labeled > args.n:
         raise ValueError(f"--labeled must be at most --n ({args.n}); got {args.labeled}")
 
     rng_seed = args.seed
+    rows, classes = np.arange(args.n), ["-1", "+1"]
     if args.dataset == "two-moons":
         X, y_true, y_known = wc.datasets.make_two_moons(args.n, n_labeled=args.labeled,
                                                         random_state=rng_seed)
@@ -248,18 +260,20 @@ def _build_problem(args):
         name = f"gap clusters, n={args.n}, {args.labeled} labeled"
     elif args.dataset == "blobs":
         X, y_true = wc.datasets.make_clustering_blobs(args.n, random_state=rng_seed)
+        y_known = np.zeros(args.n)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
         labelset = wc.labelsets.Clustering(args.n, max(0.1 * args.n, args.n % 2))
         name = f"clustering blobs, n={args.n}"
     else:
-        X, y_true, y_known = _uci_subsample(args.dataset, args.n, args.labeled, rng_seed)
+        X, y_true, y_known, rows, classes = _uci_subsample(args.dataset, args.n, args.labeled,
+                                                           rng_seed)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
         labelset = wc.labelsets.SemiSupervised(y_known)
         name = f"UCI {args.dataset}, n={args.n} (subsampled), {args.labeled} labeled"
     K = wc.kernels.rbf(X, gamma=gamma)
-    return wc.WeakLabelProblem(K, labelset, costs=C, y_true=y_true, name=name)
+    return wc.WeakLabelProblem(K, labelset, costs=C, y_true=y_true, name=name), rows, classes
 
 
 def _ignored_options(args):
@@ -275,52 +289,77 @@ def _ignored_options(args):
     return ignored
 
 
-def _cmd_compare(args):
-    import weakcvx as wc
+#: ``--methods`` names: the rungs of :func:`weakcvx.ladder.compare` (display name, method,
+#: options), in the order of the default ladder.
+RUNGS = {
+    "sdp": ("sdp", "sdp", {}),
+    "label_generation": ("label_generation", "label_generation", {}),
+    "label_generation_exact": ("label_generation (exact oracle)", "label_generation",
+                               {"oracle": "exact"}),
+    "exact": ("exact", "exact", {}),
+    "alternating": ("alternating", "alternating", {}),
+}
 
-    if args.data is not None and args.dataset is not None:
-        print(f"weakcvx compare: give either --dataset or --data, not both (got --dataset "
-              f"{args.dataset} and --data {args.data})", file=sys.stderr)
-        return 2
-    for message in _ignored_options(args):
-        print(f"weakcvx compare: note: {message}; ignored", file=sys.stderr)
-    if args.dataset is None:
-        args.dataset = "two-moons"
-    if args.labeled is None:
-        args.labeled = 2
-    if args.unknown is None:
-        args.unknown = "?"
-    if args.n is not None and args.n < 4:
-        print(f"weakcvx compare: --n must be at least 4 (got {args.n})", file=sys.stderr)
-        return 2
-    if args.data is None and args.dataset not in _datasets():
-        print(f"weakcvx compare: unknown dataset {args.dataset!r}; choose from "
-              f"{', '.join(_datasets())}, or give your own file with --data", file=sys.stderr)
-        return 2
-    for option in ("csv", "json", "plot"):
+
+def _check_outputs(args):
+    """An error message for an output option that cannot be written, else None."""
+    for option in ("csv", "json", "plot", "labels_out"):
         target = getattr(args, option)
+        flag = "--" + option.replace("_", "-")
         parent = os.path.dirname(os.path.abspath(target)) if target else None
         if parent and not os.path.isdir(parent):
-            print(f"weakcvx compare: cannot write --{option} {target}: no directory {parent}",
-                  file=sys.stderr)
-            return 2
+            return f"cannot write {flag} {target}: no directory {parent}"
         if target and os.path.isdir(target):
-            print(f"weakcvx compare: cannot write --{option} {target}: it is a directory",
-                  file=sys.stderr)
-            return 2
+            return f"cannot write {flag} {target}: it is a directory"
     if args.plot and _plot_format(args.plot) is None:
         from matplotlib.backend_bases import FigureCanvasBase
 
-        print(f"weakcvx compare: cannot write --plot {args.plot}: unknown image format; use "
-              f"one of .{', .'.join(sorted(FigureCanvasBase.get_supported_filetypes()))}",
-              file=sys.stderr)
-        return 2
+        return (f"cannot write --plot {args.plot}: unknown image format; use one of "
+                f".{', .'.join(sorted(FigureCanvasBase.get_supported_filetypes()))}")
+    return None
+
+
+def _check_compare_args(args):
+    """Fill the defaults of ``compare``; an error message for an inconsistent choice."""
+    if args.data is not None and args.dataset is not None:
+        return (f"give either --dataset or --data, not both (got --dataset {args.dataset} and "
+                f"--data {args.data})")
+    for message in _ignored_options(args):
+        print(f"weakcvx compare: note: {message}; ignored", file=sys.stderr)
+    args.dataset = "two-moons" if args.dataset is None else args.dataset
+    args.labeled = 2 if args.labeled is None else args.labeled
+    args.unknown = "?" if args.unknown is None else args.unknown
+    if args.n is not None and args.n < 4:
+        return f"--n must be at least 4 (got {args.n})"
+    if args.data is None and args.dataset not in _datasets():
+        return (f"unknown dataset {args.dataset!r}; choose from {', '.join(_datasets())}, or "
+                "give your own file with --data")
+    if args.labels_from is not None and args.labels_from not in RUNGS:
+        return f"--labels-from expects one of {', '.join(RUNGS)}; got {args.labels_from!r}"
+    if args.methods is not None:
+        names = [m.strip() for m in args.methods.split(",") if m.strip()]
+        unknown = [m for m in names if m not in RUNGS]
+        if unknown or not names or len(set(names)) != len(names):
+            return (f"--methods expects distinct names from {', '.join(RUNGS)}, separated by "
+                    f"commas; got {args.methods!r}")
+        args.methods = names
+        if args.labels_from is not None and args.labels_from not in names:
+            return (f"--labels-from {args.labels_from} is not among --methods "
+                    f"({', '.join(names)})")
     if args.data is None and args.dataset != "blobs" and args.labeled < 2:
-        print(f"weakcvx compare: --labeled must be at least 2 (got {args.labeled})",
-              file=sys.stderr)
+        return f"--labeled must be at least 2 (got {args.labeled})"
+    return _check_outputs(args)
+
+
+def _cmd_compare(args):
+    import weakcvx as wc
+
+    message = _check_compare_args(args)
+    if message is not None:
+        print(f"weakcvx compare: {message}", file=sys.stderr)
         return 2
     try:
-        problem = _build_problem(args)
+        problem, rows, classes = _build_problem(args)
     except ValueError as exc:
         print(f"weakcvx compare: {exc}", file=sys.stderr)
         return 2
@@ -329,20 +368,57 @@ def _cmd_compare(args):
 
     # progress on stderr: each method as it starts and ends, the branch and bound every second
     verbose = 0 if args.quiet else 1 + args.verbose
+    methods = None if args.methods is None else [RUNGS[m] for m in args.methods]
+    iteration = {k: v for k, v in (("max_iter", args.max_iter), ("tol", args.tol))
+                 if v is not None}
     # a solver stopped early is listed under the table ("note [exact]: ..."), not as a warning
     with verbose_logging(verbose), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        table = wc.ladder.compare(problem, random_state=args.seed, verbose=verbose,
-                                  time_limit=args.time_limit)
+        table = wc.ladder.compare(problem, methods=methods, random_state=args.seed,
+                                  verbose=verbose, time_limit=args.time_limit,
+                                  method_options={"label_generation": iteration,
+                                                  "alternating": iteration})
     print(table)
+    rung = _labels_rung(table, args.labels_from)
+    if rung is None and (args.labels_out or args.labels_from):
+        wanted = args.labels_from or "any rung"
+        print(f"weakcvx compare: no labels to write: {wanted} produced none", file=sys.stderr)
+        return 1
     try:
-        _save_outputs(args, problem, table)
+        _save_outputs(args, problem, table, _labels_record(problem, rung, rows, classes))
     except OSError as exc:  # checked up front; what remains: permissions, a full disk
         print(f"weakcvx compare: cannot write {exc.filename or ''}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
     # Ctrl-C: compare returned the rungs finished so far, printed above (exit code of SIGINT)
     return 130 if table.interrupted else 0
+
+
+def _labels_rung(table, labels_from):
+    """The rung whose labels are reported: ``--labels-from`` (a ``--methods`` name or a
+    rung's display name), else the rung with the lowest J(labels)."""
+    if labels_from is None:
+        return table.best_rung
+    name = RUNGS[labels_from][0] if labels_from in RUNGS else labels_from
+    try:
+        rung = table[name]
+    except KeyError:
+        return None
+    return rung if rung.result is not None else None
+
+
+def _labels_record(problem, rung, rows, classes):
+    """The inferred labels as a JSON-ready dict: for each input row its number, its label in
+    the user's class names, and whether it was labeled in the input; None without a rung."""
+    if rung is None:
+        return None
+    labels = np.asarray(rung.result.labels)
+    y_known = getattr(problem.labelset, "y_known", np.zeros(len(labels)))
+    return {"rung": rung.name, "J_labels": float(rung.result.upper_bound),
+            "classes": {"-1": classes[0], "+1": classes[1]},
+            "rows": [int(r) for r in rows],
+            "labels": [classes[1] if v > 0 else classes[0] for v in labels],
+            "labeled": [bool(v != 0) for v in y_known]}
 
 
 def _plot_format(path):
@@ -355,39 +431,46 @@ def _plot_format(path):
     return extension if extension in FigureCanvasBase.get_supported_filetypes() else None
 
 
-def _save_outputs(args, problem, table):
-    """The files asked for with --plot, --json and --csv."""
+def _save_outputs(args, problem, table, labels):
+    """The files asked for with --plot, --json, --csv and --labels-out."""
     if args.plot:
         import matplotlib
 
         matplotlib.use("Agg")
-        ax = table.plot()
+        import matplotlib.pyplot as plt
+
+        fig = table.plot()
         # an explicit format: without an extension matplotlib would write PATH.png instead
-        ax.figure.savefig(args.plot, dpi=120, format=_plot_format(args.plot))
+        fig.savefig(args.plot, dpi=120, format=_plot_format(args.plot))
+        plt.close(fig)
         print(f"plot saved to {args.plot}")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"problem": problem.name, "rungs": table.to_records(),
-                       "best_lower_bound": table.best_lower_bound,
-                       "best_upper_bound": table.best_upper_bound,
-                       "interrupted": table.interrupted}, fh, indent=2)
+            json.dump({**table.to_dict(), "labels": labels}, fh, indent=2)
         print(f"results saved to {args.json}")
     if args.csv:
-        _write_csv(args.csv, problem.name, table.to_records())
+        _write_csv(args.csv, table)
         print(f"table saved to {args.csv}")
+    if args.labels_out:
+        _write_labels(args.labels_out, labels)
+        print(f"labels of {labels['rung']} (J(labels) {labels['J_labels']:.5g}) saved to "
+              f"{args.labels_out}")
 
 
-def _write_csv(path, problem_name, records):
-    """The ladder table as CSV: one row per rung, the problem's name in the first column."""
+def _write_csv(path, table):
+    """``--csv``: the table, one row per rung (:meth:`LadderTable.to_csv`)."""
+    table.to_csv(path)
+
+
+def _write_labels(path, labels):
+    """``--labels-out``: one CSV row per input row: row, label, labeled (yes/no), rung."""
     import csv
 
-    fields = ["problem"] + list(records[0]) if records else ["problem"]
     with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        for rec in records:
-            writer.writerow({"problem": problem_name,
-                             **{k: "" if v is None else v for k, v in rec.items()}})
+        writer = csv.writer(fh)
+        writer.writerow(["row", "label", "labeled", "rung"])
+        for row, label, known in zip(labels["rows"], labels["labels"], labels["labeled"]):
+            writer.writerow([row, label, "yes" if known else "no", labels["rung"]])
 
 
 def _cmd_bench(args):
@@ -457,20 +540,18 @@ def _seed(text):
     return value
 
 
-def main(argv=None):
-    """Entry point of the ``weakcvx`` command."""
-    parser = argparse.ArgumentParser(
-        prog="weakcvx",
-        description="Weakly labeled large-margin learning and the ladder of bounds.",
-        epilog="examples:\n"
-        "  weakcvx compare --dataset two-moons --plot ladder.png\n"
-        "  weakcvx compare --data mine.csv --label-column label --unknown ? --csv ladder.csv\n"
-        "  weakcvx bench list\n"
-        "  weakcvx bench two-moons --quick\n"
-        "'weakcvx COMMAND --help' lists the options of a command.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _positive_int(text):
+    """``--max-iter``: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: must be a positive integer")
+    return value
 
+
+def _add_compare_parser(sub):
     p = sub.add_parser("compare", help="run every method on one problem and print the ladder "
                        "of bounds (SDP <= convex hull <= optimum <= J(labels))")
     p.add_argument("--dataset", default=None, metavar="NAME",
@@ -501,16 +582,37 @@ def main(argv=None):
                    help="SVM cost (default: per dataset)")
     p.add_argument("--gamma", type=_positive, default=None,
                    help="RBF width (default: per dataset)")
-    p.add_argument("--plot", metavar="FILE", default=None,
-                   help="save the ladder plot (PNG; PDF, SVG, ... by the file's extension)")
-    p.add_argument("--json", metavar="FILE", default=None, help="save the table as JSON")
-    p.add_argument("--csv", metavar="FILE", default=None,
-                   help="save the table as CSV (one row per method)")
+    p.add_argument("--methods", metavar="A,B", default=None,
+                   help="the rungs to run, comma-separated, from " + ", ".join(RUNGS)
+                   + " (label_generation_exact: label generation with the exact oracle, "
+                   "tiny problems); default: every rung the problem's size allows, the others "
+                   "listed as skipped")
+    p.add_argument("--max-iter", type=_positive_int, default=None, metavar="N",
+                   help="iteration limit of label_generation (cutting-plane rounds) and "
+                   "alternating (default: each method's own)")
+    p.add_argument("--tol", type=_positive, default=None,
+                   help="stopping tolerance of label_generation (relative decrease of the "
+                   "master value) and alternating (default: each method's own)")
     p.add_argument("--time-limit", metavar="SECONDS", type=_time_limit,
                    default=EXACT_TIME_LIMIT,
                    help="time limit of the exact method (branch and bound), default "
                    f"{EXACT_TIME_LIMIT:g}; 'none' for no limit. When it stops the search the "
-                   "best labeling found is reported, status time_limit (not proven optimal)")
+                   "best labeling found is reported, status time_limit (not proven optimal); "
+                   "its value column holds the search's certified lower bound")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="save the ladder plot (PNG; PDF, SVG, ... by the file's extension)")
+    p.add_argument("--json", metavar="FILE", default=None,
+                   help="save the table and the inferred labels as JSON")
+    p.add_argument("--csv", metavar="FILE", default=None,
+                   help="save the table as CSV (one row per method)")
+    p.add_argument("--labels-out", metavar="FILE", default=None,
+                   help="save the inferred labels as CSV, one row per input row: row (0-based "
+                   "data row of the file, header not counted), label (in the file's own class "
+                   "names), labeled (yes: given in the input), rung (the method that produced "
+                   "them)")
+    p.add_argument("--labels-from", metavar="RUNG", default=None,
+                   help="the rung whose labels --labels-out and --json report (a --methods "
+                   "name); default the rung with the lowest J(labels)")
     p.add_argument("-v", "--verbose", action="count", default=0,
                    help="more progress output (the solvers' own progress lines)")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -518,6 +620,8 @@ def main(argv=None):
                    "starts and ends, and the branch and bound every second)")
     p.set_defaults(func=_cmd_compare)
 
+
+def _add_bench_parser(sub):
     b = sub.add_parser("bench", help="run a benchmark ('weakcvx bench list' lists them; "
                        "'weakcvx bench all' runs them all and writes REPRODUCTION.md)")
     b.add_argument("name", help="benchmark name, 'list', or 'all'")
@@ -530,7 +634,32 @@ def main(argv=None):
                    "stored results of the others)")
     b.set_defaults(func=_cmd_bench)
 
-    args = parser.parse_args(argv)
+
+def _parser():
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="weakcvx",
+        description="Weakly labeled large-margin learning and the ladder of bounds.",
+        epilog="examples:\n"
+        "  weakcvx compare --dataset two-moons --plot ladder.png\n"
+        "  weakcvx compare --data mine.csv --label-column label --unknown ? --csv ladder.csv\n"
+        "  weakcvx compare --data mine.csv --labels-out labels.csv\n"
+        "  weakcvx bench list\n"
+        "  weakcvx bench two-moons --quick\n"
+        "'weakcvx COMMAND --help' lists the options of a command; 'python -m weakcvx' is the "
+        "same command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"weakcvx {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_compare_parser(sub)
+    _add_bench_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``weakcvx`` command (also ``python -m weakcvx``)."""
+    args = _parser().parse_args(argv)
     if getattr(args, "verbose", 0):
         logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:

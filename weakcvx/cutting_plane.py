@@ -1,4 +1,4 @@
-r"""The generic label-generation driver: WellSVM Algorithm 1 (DESIGN.md §3.3).
+r"""The generic label-generation driver: WellSVM Algorithm 1 (docs/design.rst §3.3).
 
 .. code-block:: text
 
@@ -232,7 +232,7 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
-    M (both signs; the rank-1 recovery of DESIGN §3.6; skipped with ``eigen_candidates=False``),
+    M (both signs; the rank-1 recovery of docs/design.rst §3.6; skipped with ``eigen_candidates=False``),
     the heaviest label of C, and ``start`` (the search's first label, e.g. the supervised SVM's
     rounding). With ``polish``, *each* distinct candidate is polished by alternating (SVM fit /
     exact relabeling, at most ``polish_iter`` fits), which can only lower its ``J``; the
@@ -313,7 +313,7 @@ def _small_problem_blas(func):
 @dataclass(frozen=True)
 class RoundPolicy:
     """How much work each round of :func:`label_generation` does: the defaults that depend on
-    the problem's size, in one place (DESIGN §3.3: the inner solves dominate the cost, so a
+    the problem's size, in one place (docs/design.rst §3.3: the inner solves dominate the cost, so a
     round solves its master loosely, warm-started, and the final working set is solved once
     more to ``final_tol``).
 

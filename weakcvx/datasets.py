@@ -1,4 +1,4 @@
-"""Toy generators, weak-label corruptions and offline loaders (DESIGN.md §6).
+"""Toy generators, weak-label corruptions and offline loaders (docs/design.rst §6).
 
 Generators build the problems the papers use to show their point (two moons of Chapelle et al.
 2006, the two-bag toy of Yu et al. 2013 Fig. 1, clusters where a supervised SVM or k-means is
@@ -8,7 +8,7 @@ the README there for sources, licences and the conversion). Nothing here touches
 
 Label conventions: binary generators and ``load_uci`` return labels in {-1, +1};
 semi-supervised generators return ``y_known`` in {-1, 0, +1} with 0 for unknown (the modelling
-layer's convention, DESIGN.md §4); multi-instance bag labels are {0, 1} (the estimators'
+layer's convention, docs/design.rst §4); multi-instance bag labels are {0, 1} (the estimators'
 convention); multiclass labels are 0..k-1.
 """
 
@@ -74,7 +74,7 @@ MIL_SETS = ("elephant", "musk1", "musk2")
 
 
 # --------------------------------------------------------------------------------------------
-# argument checks (DESIGN.md §5: name the argument, what was expected, what was found)
+# argument checks (docs/design.rst §5: name the argument, what was expected, what was found)
 
 
 def _check_int(name, value, low, high=None):

@@ -1,4 +1,4 @@
-r"""Exact solution of the MIP ``min_{y ∈ B} J(y)`` (DESIGN.md §3.5).
+r"""Exact solution of the MIP ``min_{y ∈ B} J(y)`` (docs/design.rst §3.5).
 
 - :func:`enumerate_optimum` evaluates ``J`` on every element of B with warm starts: the ground
   truth for tests and for tiny problems (up to ~16 unknown labels).
@@ -86,7 +86,7 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
                        extra={"values": values, "n_nodes": len(elements)})
 
 # ---------------------------------------------------------------------------------------------
-# Branch and bound (DESIGN.md §3.5; Chapelle, Sindhwani & Keerthi 2006)
+# Branch and bound (docs/design.rst §3.5; Chapelle, Sindhwani & Keerthi 2006)
 # ---------------------------------------------------------------------------------------------
 
 #: Label-generation rounds of the default incumbent seed (the rounding of the convex-hull

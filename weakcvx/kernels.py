@@ -2,7 +2,7 @@
 
 Every solver in weakcvx works with a factor ``R`` of the kernel, ``K ≈ R Rᵀ``, so that the label
 kernel of a labeling ``y`` is ``Q_y = diag(y) R Rᵀ diag(y)`` and is never stored as an n×n matrix
-per label vector (DESIGN.md §1). For the linear kernel the factor is the feature matrix itself
+per label vector (docs/design.rst §1). For the linear kernel the factor is the feature matrix itself
 (sparse kept sparse).
 """
 

@@ -1,7 +1,7 @@
 """Label spaces B and their exact linear oracles (pure NumPy).
 
-PROTOCOL (the contract every solver relies on; see DESIGN.md §3.1)
--------------------------------------------------------------------
+PROTOCOL (the contract every solver relies on; see docs/design.rst §3.1)
+------------------------------------------------------------------------
 A label set ``B`` is an object with:
 
 ``n_samples`` : int

@@ -1,4 +1,4 @@
-r"""The ladder of bounds: run several methods on one problem and tabulate them (DESIGN.md §1).
+r"""The ladder of bounds: run several methods on one problem and tabulate them (docs/design.rst §1).
 
 For every problem (WellSVM Theorem 1):
 
@@ -31,7 +31,7 @@ logger = logging.getLogger("weakcvx")
 #: Above this many labelings, the exact oracle / enumeration is not attempted by default.
 SMALL_LABELSET = 2**14
 #: Above this many points, the SDP rung is skipped by default (SCS at eps 1e-3 takes ~47 s at
-#: n=200 on these machines: DESIGN §3.4).
+#: n=200 on these machines: docs/design.rst §3.4).
 SDP_MAX_N = 200
 #: Default time limit (seconds) of the exact rung (branch and bound): without one the search
 #: is exponential (150 breast-cancer rows: 226,000 nodes in 60 s, not finished at 180 s).
@@ -55,39 +55,94 @@ class Rung:
         return None if self.result is None else self.result.value
 
     @property
+    def lower_bound(self):
+        """The certified lower bound of the MIP this rung produced, or None.
+
+        The SDP value, the convex hull with the exact oracle, the optimum of a finished exact
+        search, and the bound of a branch and bound stopped by a limit (its ``value``: the
+        smallest bound over the open nodes, certified at any stop).
+        """
+        r = self.result
+        if r is None:
+            return None
+        if r.method == "exact":
+            bound = r.value if r.certified else r.extra.get("lower_bound", r.value)
+            return float(bound) if np.isfinite(bound) else None
+        return float(r.value) if r.certified else None
+
+    @property
     def kind(self):
-        """What ``value`` is: a certified lower bound, the certified optimum, or an estimate."""
+        """What ``value`` is: ``"optimum"`` (certified), ``"lower bound"`` (certified),
+        ``"estimate"`` (a relaxation value not certified), ``"J(labels)"`` (a local method's
+        objective, an upper bound), ``"best found"`` (an exact search stopped before it had
+        any bound) or ``"failed"``."""
         if self.result is None:
             return "failed"
         r = self.result
         if r.method == "exact":
-            return "optimum" if r.certified else "best found"
+            if r.certified:
+                return "optimum"
+            return "lower bound" if self.lower_bound is not None else "best found"
         if r.method == "alternating":
             return "J(labels)"
         return "lower bound" if r.certified else "estimate"
 
 
+def _count(number):
+    """A possibly astronomical count, readable: 16,384 or ~1.2e+38."""
+    return f"{number:,}" if number < 10**7 else f"~{float(number):.2g}"
+
+
 @dataclass
 class LadderTable:
-    """The rungs of one problem, printable and plottable.
+    """The rungs of one problem: printable, plottable, exportable.
+
+    The rows bracket the MIP optimum (WellSVM Theorem 1; the design page, docs/design.rst §1):
+    every certified lower bound :math:`\\ell` (SDP, convex hull with the exact oracle, a branch
+    and bound's bound) and every feasible labeling's :math:`J(y)` satisfy
+
+    .. math::
+
+        \\max \\ell \\;\\le\\; \\min_{y \\in B} J(y) \\;\\le\\; \\min J(\\text{labels}).
 
     Attributes
     ----------
     rungs : list of Rung
+        The methods that ran (or failed), in the order they ran.
     problem_name : str
+    seconds : float
+        Wall time of :func:`compare`.
+    skipped : list of (str, str)
+        Rungs :func:`compare` did not run by default, with the reason (the SDP above
+        ``SDP_MAX_N`` points, the exact oracle above ``SMALL_LABELSET`` labelings, ...).
+    interrupted : bool
+        True when Ctrl-C stopped :func:`compare`: the table holds the rungs finished so far.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(10, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...     wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> table = wc.compare(problem, methods=["label_generation", "exact"])
+    >>> table["exact"].kind
+    'optimum'
+    >>> table.to_csv().splitlines()[0].split(",")[:3]
+    ['problem', 'method', 'value']
     """
 
     rungs: list
     problem_name: str = ""
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
-    #: True when Ctrl-C stopped :func:`compare`: the table holds the rungs finished so far.
     interrupted: bool = False
+    skipped: list = field(default_factory=list)
 
     @property
     def best_lower_bound(self):
-        """Largest certified lower bound of the MIP (SDP, exact-oracle hull, exact optimum)."""
-        vals = [r.result.value for r in self.rungs if r.result is not None and r.result.certified]
+        """Largest certified lower bound of the MIP over all rungs (:attr:`Rung.lower_bound`),
+        None if no rung produced one."""
+        vals = [r.lower_bound for r in self.rungs if r.lower_bound is not None]
         return max(vals) if vals else None
 
     @property
@@ -102,6 +157,28 @@ class LadderTable:
         lb, ub = self.best_lower_bound, self.best_upper_bound
         return None if lb is None or ub is None else ub - lb
 
+    @property
+    def optimum(self):
+        """The certified MIP optimum when an exact rung finished, else None."""
+        vals = [r.result.value for r in self.rungs if r.kind == "optimum"]
+        return min(vals) if vals else None
+
+    @property
+    def best_rung(self):
+        """The rung whose labels have the lowest ``J(labels)`` (the first one on ties), or None.
+        Its labels are the table's answer: ``table.best_rung.result.labels``."""
+        done = [r for r in self.rungs if r.result is not None]
+        return min(done, key=lambda r: r.result.upper_bound) if done else None
+
+    def above_optimum(self, rung):
+        """True when ``rung`` is an estimate whose value lies above the MIP optimum (the
+        certified optimum, or failing that the best ``J(labels)``, which is above it): a
+        relaxation value from above that is not a bound of anything."""
+        if rung.kind != "estimate":
+            return False
+        ref = self.optimum if self.optimum is not None else self.best_upper_bound
+        return ref is not None and rung.value > ref + 1e-6 * max(1.0, abs(ref))
+
     def __getitem__(self, name):
         for r in self.rungs:
             if r.name == name:
@@ -109,7 +186,12 @@ class LadderTable:
         raise KeyError(name)
 
     def to_records(self):
-        """One dict per rung (for JSON/CSV export)."""
+        """One dict per rung, then one per skipped rung (for JSON/CSV export).
+
+        ``value`` is what ``kind`` names; ``certified`` says whether ``value`` is certified;
+        ``lower_bound`` is the certified lower bound the rung produced (None if none);
+        ``above_optimum`` marks an estimate that lies above the optimum.
+        """
         out = []
         for r in self.rungs:
             res = r.result
@@ -117,80 +199,208 @@ class LadderTable:
                 "method": r.name,
                 "value": None if res is None else float(res.value),
                 "kind": r.kind,
-                "certified": None if res is None else bool(res.certified),
+                "certified": None if res is None else r.kind in ("optimum", "lower bound"),
+                "lower_bound": r.lower_bound,
+                "above_optimum": self.above_optimum(r),
                 "J_labels": None if res is None else float(res.upper_bound),
                 "error": r.error,
                 "seconds": None if res is None else float(res.seconds),
+                "n_iter": None if res is None else int(res.n_iter),
                 "status": r.failure if res is None else res.status,
             })
+        for name, reason in self.skipped:
+            out.append({"method": name, "value": None, "kind": "skipped", "certified": None,
+                        "lower_bound": None, "above_optimum": False, "J_labels": None,
+                        "error": None, "seconds": None, "n_iter": None,
+                        "status": f"skipped: {reason}"})
         return out
 
-    def __str__(self):
-        head = f"Ladder of bounds — {self.problem_name}" if self.problem_name else "Ladder of bounds"
-        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<13}{'J(labels)':>12}"
-                 f"{'error':>8}{'seconds':>9}  status"]
-        for rec in self.to_records():
-            value = "—" if rec["value"] is None else f"{rec['value']:.5g}"
-            J = "—" if rec["J_labels"] is None else f"{rec['J_labels']:.5g}"
-            err = "—" if rec["error"] is None else f"{100 * rec['error']:.1f}%"
-            sec = "—" if rec["seconds"] is None else f"{rec['seconds']:.2f}"
-            lines.append(f"{rec['method']:<32}{value:>12}  {rec['kind']:<13}{J:>12}{err:>8}"
-                         f"{sec:>9}  {rec['status']}")
-        lb, ub = self.best_lower_bound, self.best_upper_bound
+    def to_dict(self):
+        """The whole table as a JSON-ready dict: problem, rungs (:meth:`to_records`), the best
+        certified lower bound, the best ``J(labels)``, the gap, the optimum when certified, the
+        rung of the best labels, and ``interrupted``."""
+        best = self.best_rung
+        return {"problem": self.problem_name, "rungs": self.to_records(),
+                "best_lower_bound": self.best_lower_bound,
+                "best_upper_bound": self.best_upper_bound, "gap": self.gap,
+                "optimum": self.optimum, "best_labels_from": None if best is None else best.name,
+                "interrupted": self.interrupted}
+
+    def to_json(self, path=None):
+        """:meth:`to_dict` as JSON text; written to ``path`` when given (returns None then)."""
+        import json
+
+        text = json.dumps(self.to_dict(), indent=2)
+        if path is None:
+            return text
+        with open(path, "w") as fh:
+            fh.write(text + "\n")
+        return None
+
+    def to_csv(self, path=None):
+        """One CSV row per rung (:meth:`to_records`), the problem's name in the first column;
+        returned as text, or written to ``path`` when given (returns None then)."""
+        import csv
+        import io
+
+        records = self.to_records()
+        fields = ["problem"] + (list(records[0]) if records else [])
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        for rec in records:
+            writer.writerow({"problem": self.problem_name,
+                             **{k: "" if v is None else v for k, v in rec.items()}})
+        if path is None:
+            return out.getvalue()
+        with open(path, "w", newline="") as fh:
+            fh.write(out.getvalue())
+        return None
+
+    def save(self, path, dpi=120):
+        """Write the table to ``path``, by its extension: ``.json`` (:meth:`to_json`), ``.csv``
+        (:meth:`to_csv`), else an image of :meth:`plot` in that format (``.png``, ``.pdf``,
+        ``.svg``...; PNG without an extension). The figure is closed afterwards."""
+        import os
+
+        extension = os.path.splitext(str(path))[1][1:].lower()
+        if extension == "json":
+            return self.to_json(path)
+        if extension == "csv":
+            return self.to_csv(path)
+        import matplotlib.pyplot as plt
+
+        fig = self.plot()
+        try:
+            fig.savefig(path, dpi=dpi, format=extension or "png")
+        finally:
+            plt.close(fig)
+        return None
+
+    def _summary_lines(self):
+        lines = []
+        lb, ub, optimum = self.best_lower_bound, self.best_upper_bound, self.optimum
         if lb is not None and ub is not None:
             rel = (ub - lb) / max(abs(ub), 1e-12)
-            lines.append(f"best certified lower bound {lb:.5g}  ≤  MIP optimum  ≤  best J(labels) "
+            middle = f"MIP optimum {optimum:.5g}" if optimum is not None else "MIP optimum"
+            lines.append(f"best certified lower bound {lb:.5g}  ≤  {middle}  ≤  best J(labels) "
                          f"{ub:.5g}   (gap {ub - lb:.4g}, {100 * rel:.2f}%)")
         elif ub is not None:
             lines.append(f"best J(labels) {ub:.5g}; no certified lower bound computed")
+        best = self.best_rung
+        if best is not None:
+            lines.append(f"best labels: {best.name} (J(labels) {best.result.upper_bound:.5g})")
         for r in self.rungs:
+            if self.above_optimum(r):
+                ref = "the MIP optimum" if self.optimum is not None else "the best J(labels)"
+                lines.append(f"note [{r.name}]: its value {r.value:.5g} is an estimate, above "
+                             f"{ref}: the violated-label search was not exact, so the value "
+                             "is no bound (oracle='exact' certifies it on small problems)")
             for message in r.warnings:
                 lines.append(f"note [{r.name}]: {message}")
+        return lines
+
+    def __str__(self):
+        head = f"Ladder of bounds — {self.problem_name}" if self.problem_name else "Ladder of bounds"
+        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<20}{'J(labels)':>12}"
+                 f"{'error':>8}{'seconds':>9}  status"]
+        for rec in self.to_records():
+            value = "—" if rec["value"] is None else f"{rec['value']:.5g}"
+            kind = rec["kind"] + (" > optimum" if rec["above_optimum"] else "")
+            J = "—" if rec["J_labels"] is None else f"{rec['J_labels']:.5g}"
+            err = "—" if rec["error"] is None else f"{100 * rec['error']:.1f}%"
+            sec = "—" if rec["seconds"] is None else f"{rec['seconds']:.2f}"
+            lines.append(f"{rec['method']:<32}{value:>12}  {kind:<20}{J:>12}{err:>8}"
+                         f"{sec:>9}  {rec['status']}")
+        lines += self._summary_lines()
         if self.interrupted:
             lines.append("interrupted (Ctrl-C): the best results so far")
         return "\n".join(lines)
 
     __repr__ = __str__
 
+    def _ladder_order(self):
+        """Rows bottom to top: lower bounds and estimates by value, then the exact rung, then
+        the J(labels) rungs, then failed and skipped rungs."""
+        category = {"lower bound": 0, "estimate": 0, "optimum": 1, "best found": 1,
+                    "J(labels)": 2, "failed": 3}
+
+        def key(item):
+            i, r = item
+            if r.result is not None and r.result.method == "exact":
+                return (1, 0.0, i)
+            return (category[r.kind], r.value if r.value is not None else 0.0, i)
+
+        return [r for _, r in sorted(enumerate(self.rungs), key=key)]
+
+    def _plot_rung(self, ax, r, y):
+        res = r.result
+        if r.kind == "optimum":
+            ax.plot(res.value, y, marker="*", ms=17, color="tab:green", ls="none", zorder=3,
+                    label="MIP optimum")
+        elif r.kind == "lower bound":
+            ax.plot(res.value, y, marker="o", ms=9, color="tab:blue", ls="none", zorder=3,
+                    label="certified lower bound")
+        elif self.above_optimum(r):
+            ax.plot(res.value, y, marker="D", ms=8, mfc="none", mew=1.5, color="tab:orange",
+                    ls="none", zorder=3, label="estimate above the optimum (not a bound)")
+        elif r.kind == "estimate":
+            ax.plot(res.value, y, marker="o", ms=9, mfc="none", color="tab:blue", ls="none",
+                    zorder=3, label="relaxation value (not certified)")
+        # on top of the star, so both stay visible when J(labels) is the optimum
+        ax.plot(res.upper_bound, y, marker="x", ms=8, mew=2, color="tab:red", ls="none",
+                zorder=4, label="J(labels): upper bound")
+        if r.kind != "J(labels)":
+            ax.plot([res.value, res.upper_bound], [y, y], color="0.6", lw=1, zorder=1)
+
     def plot(self, ax=None):
-        """Draw the ladder: one row per method, its value (filled marker: certified lower bound
-        or optimum; hollow: estimate) and the J of its labels (upper bound, a cross), with the
-        best certified bracket shaded.
+        """Draw the ladder and return its figure.
+
+        One row per rung, ordered as a ladder: lower bounds from the bottom (by value), then
+        the exact rung, then the local methods' ``J(labels)``; failed and skipped rungs on top
+        with their reason. Markers: star, the certified optimum; filled circle, a certified
+        lower bound; hollow circle, an estimate; hollow orange diamond, an estimate above the
+        optimum; red cross, the ``J(labels)`` of the rung's labels (an upper bound). The
+        certified bracket [best lower bound, best J(labels)] is shaded and its ends drawn as
+        lines, so it stays visible when the gap is 0.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; default a new figure.
 
         Returns
         -------
-        matplotlib.axes.Axes
+        matplotlib.figure.Figure
+            ``table.plot().savefig("ladder.png")``, or :meth:`save`.
         """
         import matplotlib.pyplot as plt
 
+        rows = self._ladder_order()
+        n_rows = len(rows) + len(self.skipped)
         if ax is None:
-            _, ax = plt.subplots(figsize=(8, 0.6 * len(self.rungs) + 2.6))
-        names, ys = [], []
-        for i, r in enumerate(self.rungs):
-            y = len(self.rungs) - 1 - i
+            _, ax = plt.subplots(figsize=(8, 0.6 * n_rows + 2.6))
+        names = []
+        for y, r in enumerate(rows):
             names.append(r.name)
-            ys.append(y)
             if r.result is None:
-                continue
-            res = r.result
-            if res.method in ("exact",) and res.certified:
-                ax.plot(res.value, y, marker="*", ms=14, color="tab:green", ls="none",
-                        label="MIP optimum")
-            elif res.certified:
-                ax.plot(res.value, y, marker="o", ms=9, color="tab:blue", ls="none",
-                        label="certified lower bound")
-            elif res.method != "alternating":
-                ax.plot(res.value, y, marker="o", ms=9, mfc="none", color="tab:blue", ls="none",
-                        label="relaxation value (not certified)")
-            ax.plot(res.upper_bound, y, marker="x", ms=10, mew=2, color="tab:red", ls="none",
-                    label="J(labels): upper bound")
-            if res.method != "alternating":
-                ax.plot([res.value, res.upper_bound], [y, y], color="0.6", lw=1, zorder=0)
+                ax.text(0.01, y, f"failed: {r.failure}"[:90], transform=ax.get_yaxis_transform(),
+                        va="center", fontsize=7, color="0.4")
+            else:
+                self._plot_rung(ax, r, y)
+        for k, (name, reason) in enumerate(self.skipped):
+            names.append(name)
+            ax.text(0.01, len(rows) + k, f"skipped: {reason}"[:90],
+                    transform=ax.get_yaxis_transform(), va="center", fontsize=7, color="0.4")
         lb, ub = self.best_lower_bound, self.best_upper_bound
         if lb is not None and ub is not None:
-            ax.axvspan(lb, ub, color="tab:green", alpha=0.12, label="certified bracket of the optimum")
-        ax.set_yticks(ys)
+            ax.axvspan(lb, ub, color="tab:green", alpha=0.12,
+                       label="certified bracket of the optimum")
+            for x in (lb, ub):
+                ax.axvline(x, color="tab:green", lw=1, ls="--", alpha=0.7, zorder=0)
+        ax.set_yticks(range(n_rows))
         ax.set_yticklabels(names)
+        ax.set_ylim(-0.7, n_rows - 0.3)
         ax.set_xlabel("objective (SVM dual value)")
         title = "Ladder of bounds" + (f"\n{self.problem_name}" if self.problem_name else "")
         ax.set_title(title, fontsize=10)
@@ -200,7 +410,50 @@ class LadderTable:
                   ncol=2, fontsize=8, frameon=False)
         ax.grid(axis="x", alpha=0.3)
         ax.figure.tight_layout()
-        return ax
+        return ax.figure
+
+
+def _default_plan(problem):
+    """``(methods, skipped)``: the rungs :func:`default_methods` runs, and the rungs it leaves
+    out as ``(name, reason)`` pairs."""
+    methods, skipped = [], []
+    labelset = problem.labelset
+    try:
+        size = labelset.cardinality()
+    except NotImplementedError:  # a Custom set without `enumerate`: its size is unknown
+        size = None
+    small = size is not None and size <= SMALL_LABELSET
+    too_many = (f"|B| = {_count(size)} labelings, above the enumeration limit "
+                f"SMALL_LABELSET = {SMALL_LABELSET:,}" if size is not None
+                else "the label set cannot be enumerated (no `enumerate`)")
+    try:
+        from . import sdp
+
+        if not isinstance(labelset, sdp.SUPPORTED_LABELSETS):
+            skipped.append(("sdp", f"the SDP model does not cover {type(labelset).__name__}"))
+        elif problem.n_samples > SDP_MAX_N:
+            skipped.append(("sdp", f"n = {problem.n_samples} points, above the SDP's size "
+                            f"limit SDP_MAX_N = {SDP_MAX_N}"))
+        else:
+            methods.append(("sdp", "sdp", {}))
+    except ImportError:
+        skipped.append(("sdp", "CVXPY is not available"))
+    methods.append(("label_generation", "label_generation", {}))
+    if small:
+        methods.append(("label_generation (exact oracle)", "label_generation",
+                        {"oracle": "exact"}))
+    else:
+        skipped.append(("label_generation (exact oracle)", too_many))
+    from . import exact
+
+    # branch and bound needs a count description of B; other sets are enumerated
+    if small or (hasattr(exact, "branch_and_bound") and labelset.count_constraints() is not None):
+        methods.append(("exact", "exact", {}))
+    else:
+        skipped.append(("exact", too_many + ", and not described by counts (no branch and "
+                        "bound)"))
+    methods.append(("alternating", "alternating", {}))
+    return methods, skipped
 
 
 def default_methods(problem):
@@ -210,34 +463,24 @@ def default_methods(problem):
     ``n ≤ SDP_MAX_N``; label generation with the sorting oracle, and with the exact oracle when
     ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
     when B is described by counts), whose time limit :func:`compare` sets; alternating.
+    The rungs left out are listed, with the reason, in :attr:`LadderTable.skipped`.
     """
-    methods = []
-    labelset = problem.labelset
-    try:
-        small = labelset.cardinality() <= SMALL_LABELSET
-    except NotImplementedError:  # a Custom set without `enumerate`: its size is unknown
-        small = False
-    try:
-        from . import sdp
-
-        if problem.n_samples <= SDP_MAX_N and isinstance(labelset, sdp.SUPPORTED_LABELSETS):
-            methods.append(("sdp", "sdp", {}))
-    except ImportError:
-        pass
-    methods.append(("label_generation", "label_generation", {}))
-    if small:
-        methods.append(("label_generation (exact oracle)", "label_generation",
-                        {"oracle": "exact"}))
-    from . import exact
-
-    # branch and bound needs a count description of B; other sets are enumerated
-    if small or (hasattr(exact, "branch_and_bound") and labelset.count_constraints() is not None):
-        methods.append(("exact", "exact", {}))
-    methods.append(("alternating", "alternating", {}))
-    return methods
+    return _default_plan(problem)[0]
 
 
-def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_TIME_LIMIT):
+def _check_method_options(method_options, methods):
+    """``method_options`` as a dict of dicts keyed by method names (empty when None)."""
+    if method_options is None:
+        return {}
+    if not isinstance(method_options, dict) or not all(
+            k in methods and isinstance(v, dict) for k, v in method_options.items()):
+        raise ValueError(f"`method_options` must be a dict mapping method names {methods} to "
+                         f"dicts of options. Got {method_options!r} instead.")
+    return method_options
+
+
+def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_TIME_LIMIT,
+            method_options=None):
     """Run several methods on one problem and return the ladder of bounds.
 
     Parameters
@@ -262,7 +505,8 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         ``print(table)`` shows value, what it certifies, J(labels), error against
         ``problem.y_true`` when known, seconds, status, and the certified gap;
         ``table.plot()`` draws it. A method that fails is listed with its failure instead of
-        stopping the comparison. The ConvergenceWarnings of a method (a solver stopped early,
+        stopping the comparison; the default rungs not run (too large) are listed in
+        ``table.skipped`` with the reason. The ConvergenceWarnings of a method (a solver stopped early,
         e.g. at its time limit) are kept in ``Rung.warnings``, listed as notes under the
         table, and re-emitted once each, prefixed with the rung's name; other warnings of the
         solvers are not shown.
@@ -289,21 +533,23 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         raise ValueError("`time_limit` must be None or a positive finite number of seconds. "
                          f"Got {time_limit!r} instead.")
     start = time.perf_counter()
+    skipped = []
     if methods is None:
-        methods = default_methods(problem)
+        methods, skipped = _default_plan(problem)
     methods = [(m, m, {}) if isinstance(m, str) else m for m in methods]
     for m in methods:
         if not (isinstance(m, tuple) and len(m) == 3 and m[1] in METHODS
                 and isinstance(m[2], dict)):
             raise ValueError(f"`methods` must hold method names {METHODS} or (display name, "
                              f"method, options dict) triples. Got {m!r} instead.")
+    method_options = _check_method_options(method_options, METHODS)
     rungs = []
     interrupted = False
     for k, (name, method, options) in enumerate(methods, 1):
         if interrupted:
             rungs.append(Rung(name=name, result=None, failure="not run (interrupted)"))
             continue
-        options = dict(options)
+        options = {**method_options.get(method, {}), **options}
         if (method == "exact" and time_limit is not None
                 and options.get("algorithm", "auto") != "enumerate"):
             options.setdefault("time_limit", float(time_limit))
@@ -344,4 +590,5 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
                 err = min(err, 1.0 - err)
         rungs.append(Rung(name=name, result=res, error=err, warnings=notes))
     return LadderTable(rungs=rungs, problem_name=problem.name,
-                       seconds=time.perf_counter() - start, interrupted=interrupted)
+                       seconds=time.perf_counter() - start, interrupted=interrupted,
+                       skipped=skipped)

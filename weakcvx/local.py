@@ -1,4 +1,4 @@
-r"""Local heuristics: alternating optimisation to a local optimum (DESIGN.md §3.3, §3.6).
+r"""Local heuristics: alternating optimisation to a local optimum (docs/design.rst §3.3, §3.6).
 
 Alternating minimisation of the MIP's primal ``½‖w‖² + Σ_i c_i max(0, 1 − b_i w·φ(x_i))``:
 
@@ -229,7 +229,7 @@ def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start,
     """One restart of alter-∝SVM (Yu et al. 2013, Algorithm 1) from uniform random labels."""
     rng = np.random.RandomState(seed)
     n = K.shape[0]
-    y = np.where(rng.rand(n) < 0.5, 1.0, -1.0)  # DESIGN §3.6: uniform, not proportion-matched
+    y = np.where(rng.rand(n) < 0.5, 1.0, -1.0)  # docs/design.rst §3.6: uniform start
     sizes = np.bincount(bag_index, minlength=len(proportions))
     svm = _OffsetSVM(K, svm_tol)
     C_star = C_start * C
@@ -280,7 +280,7 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
                          max_iter=50, svm_tol=1e-3, verbose=0):
     r"""alter-∝SVM: alternating optimisation with annealing and random restarts.
 
-    Minimises (Yu et al. 2013, eq. 4 with the absolute proportion loss; DESIGN §3.6)
+    Minimises (Yu et al. 2013, eq. 4 with the absolute proportion loss; docs/design.rst §3.6)
 
     .. math::
 
@@ -378,7 +378,7 @@ def bag_mean_keys(labelset, X):
     """Start of MI-SVM: in each positive bag, the instance nearest the bag's mean.
 
     Andrews et al. (2003) start MI-SVM from the bag centroids; the nearest instance is the
-    element of :class:`~weakcvx.labelsets.KeyInstances` closest to that start (DESIGN §3.1:
+    element of :class:`~weakcvx.labelsets.KeyInstances` closest to that start (docs/design.rst §3.1:
     measured on Musk1 as the better start than a random key).
 
     Parameters

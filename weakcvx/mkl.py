@@ -1,4 +1,4 @@
-r"""The master problem over a working set of labelings (DESIGN.md §3.2).
+r"""The master problem over a working set of labelings (docs/design.rst §3.2).
 
 .. math::
 
@@ -90,7 +90,7 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
     rows, signs : ndarray (T, m)
     c : ndarray (m,)
     solver : str
-        Any CVXPY solver that handles SOCPs. Measured (DESIGN/STYLE): SCS 0.7 s at n=300,
+        Any CVXPY solver that handles SOCPs. Measured (docs/design.rst): SCS 0.7 s at n=300,
         Clarabel 3 s; ECOS does not finish at n=1000. Use ``"CLARABEL"`` for tight accuracy on
         small problems.
     solver_options : dict, optional
@@ -164,7 +164,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
         Relative saddle-gap tolerance.
     max_alternations : int
         Cap on the alternations (≈ 5 per cutting-plane round is enough on large linear problems:
-        DESIGN §3.3).
+        docs/design.rst §3.3).
     step : float
         Exponent of the μ update ``μ_t ← μ_t (αᵀQ_tα)^step / Σ_s …``. ``step=0.5`` is MKLGL's
         closed form (``μ_t ∝ ‖f_t‖``); every step has the same fixed points (all weighted

@@ -1,5 +1,5 @@
 r"""Learning with partial labels (Nguyen & Caruana 2008): the PL-SVM loss, PL-Pegasos and a CCCP
-reference (DESIGN.md §3.8).
+reference (docs/design.rst §3.8).
 
 Every training point ``x_i`` comes with a candidate set ``Y_i`` of classes, one of which is the
 true class (``|Y_i| = 1``: a fully labeled point). With Crammer–Singer scores

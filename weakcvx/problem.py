@@ -1,4 +1,4 @@
-"""WeakLabelProblem: the one object every solver takes (DESIGN.md §1)."""
+"""WeakLabelProblem: the one object every solver takes (docs/design.rst §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-r"""The SDP relaxation of the weak-label MIP, as one CVXPY problem (DESIGN.md §3.4).
+r"""The SDP relaxation of the weak-label MIP, as one CVXPY problem (docs/design.rst §3.4).
 
 With ``Q = K ∘ M``, for a fixed label matrix ``M`` (Lagrangian duality of the box QP)
 

@@ -1,4 +1,4 @@
-"""Fast solvers of the box QP  max_{0 <= alpha <= c} 1ᵀα − ½ αᵀQα  (DESIGN.md §1, §3.2).
+"""Fast solvers of the box QP  max_{0 <= alpha <= c} 1ᵀα − ½ αᵀQα  (docs/design.rst §1, §3.2).
 
 The label kernel is never stored as a dense m×m matrix. It is given through a kernel factor ``R``
 (dense ``(n, r)`` with ``K = R Rᵀ``, or a sparse CSR feature matrix ``(n, d)`` for the linear

@@ -189,7 +189,7 @@ class KernelModelMixin:
     """Kernel handling for estimators whose model is ``f(x) = Σ_i β_i k(x_i, x)``.
 
     An offset is modelled, as in LIBLINEAR, by a constant feature of value ``intercept_scaling``
-    (``k ← k + intercept_scaling²``): the SVM without offset of DESIGN §1 stays exact, and the
+    (``k ← k + intercept_scaling²``): the SVM without offset of docs/design.rst §1 stays exact, and the
     offset is regularised like the other weights.
 
     The memory budget bounds the peak of the whole fit, not the kernel alone: ``fit`` holds
@@ -264,7 +264,7 @@ class KernelModelMixin:
     def _low_rank_features(self, X, s, rank=None):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
-        the memory budget (DESIGN §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
+        the memory budget (docs/design.rst §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
         budget (the factor, its construction and the solver's copies), at most
         ``LOW_RANK_MAX`` columns."""
         n = X.shape[0]

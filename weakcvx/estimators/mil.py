@@ -182,11 +182,11 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         RBF width; ``"scale"`` is ``2 / mean squared distance`` on standardized features
         (scikit-learn's default; ``1 / n_features`` there). Measured on Elephant (label
         generation, C = 10): half / 1× / 2× "scale" give 0.79 / 0.795 / 0.79; on Musk1 "scale"
-        0.86–0.88 against 0.79 for C = 1 with "mean_distance" (DESIGN §3.1).
+        0.86–0.88 against 0.79 for C = 1 with "mean_distance" (docs/design.rst §3.1).
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset). The offset
-        matters for MIL: 0.80–0.88 on Musk1 with it, 0.66–0.84 without (DESIGN §3.1).
+        matters for MIL: 0.80–0.88 on Musk1 with it, 0.66–0.84 without (docs/design.rst §3.1).
     n_key : int, default=1
         Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1).
     max_rank : int, default=300
@@ -277,8 +277,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     relaxation chooses the keys (its rounding, polished by alternating, is the feasible labeling
     with the lowest ``J`` found) and the classifier is the SVM of that labeling: ``objective_``
     is its objective, and training and prediction see the same kind of point, instances. The offset is a constant feature (``k + s²``), so the
-    SVM without offset of DESIGN §1 stays exact. With one instance per bag, ``B`` has a single
-    element and the fit is the supervised SVM on the instances.
+    SVM without offset of docs/design.rst §1 stays exact. With one instance per bag, ``B`` has a
+    single element and the fit is the supervised SVM on the instances.
 
     References
     ----------

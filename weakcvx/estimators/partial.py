@@ -148,7 +148,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Regularisation λ > 0, on the standardized features when ``standardize=True`` (as a
         ``C`` that works on standardized features). Measured on digits (100 fully labeled + 800
         points with candidate sets of size 2, 3 draws, ``weakcvx bench pl``'s protocol): test
-        accuracy 95.0% at λ = 1e-3, 96.5% at 1e-2, 95.8% at 1e-1 (DESIGN §3.8: λ below 1e-4
+        accuracy 95.0% at λ = 1e-3, 96.5% at 1e-2, 95.8% at 1e-1 (docs/design.rst §3.8: λ below 1e-4
         with few epochs fails unless the iterates are averaged).
     standardize : bool, default=True
         Center and scale every feature to unit variance inside ``fit`` (sparse input stays

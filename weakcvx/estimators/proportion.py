@@ -775,9 +775,9 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    DESIGN §3.6 and the reference implementation of Patrini et al. (2014) write the objective
-    with sums, ``Σ_i log 2cosh(wᵀx_i) − wᵀμ̂_xy + λ'‖w‖²``; here it is divided by ``n``, so
-    ``λ' = nλ`` and ``λ`` means the same at every sample size. The estimate ``μ̂_xy`` usually
+    docs/design.rst §3.6 and the reference implementation of Patrini et al. (2014) write the
+    objective with sums, ``Σ_i log 2cosh(wᵀx_i) − wᵀμ̂_xy + λ'‖w‖²``; here it is divided by ``n``,
+    so ``λ' = nλ`` and ``λ`` means the same at every sample size. The estimate ``μ̂_xy`` usually
     lies outside the set ``{Σ_i t_i x_i : |t_i| ≤ 1}`` that true labels can reach; then the
     likelihood term decreases without bound along some direction and only ``λ`` keeps ``w``
     finite: weak regularisation lets the estimation noise of ``μ̂_xy`` pick the direction.

@@ -37,6 +37,11 @@ def check_semi_supervised_target(y, n_samples):
     As in :class:`sklearn.semi_supervised.SelfTrainingClassifier`, string class labels are
     accepted in an array of ``dtype=object`` whose unlabeled entries are the integer ``-1``;
     an array of strings (``dtype`` str) is refused, since it cannot hold that integer.
+
+    Warns (``UserWarning``) when ``y`` looks like the modelling layer's ``y_known`` (exactly
+    the values -1, 0, +1 with 0 the most frequent: there 0 is unknown, here -1 is unlabeled)
+    and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark unlabeled
+    rows with -1.
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None: "
@@ -46,7 +51,10 @@ def check_semi_supervised_target(y, n_samples):
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("`y` must not contain NaN or inf.")
+        hint = (" If NaN marks the unlabeled rows, mark them with -1 instead (scikit-learn's "
+                "semi-supervised convention): y = np.where(np.isnan(y), -1, y)."
+                if np.isnan(y).any() else "")
+        raise ValueError(f"`y` must not contain NaN or inf.{hint}")
     if y.dtype.kind in "US":
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with the "
                          "integer -1 marking unlabeled points (scikit-learn's semi-supervised "
@@ -73,10 +81,37 @@ def check_semi_supervised_target(y, n_samples):
     if classes.size != 2:
         raise ValueError("`y` must contain exactly two classes among labeled points (entries "
                          f"other than -1). Got classes {classes.tolist()}.")
+    _warn_about_conventions(y, labeled, classes)
     y_known = np.zeros(n_samples)
     y_known[labeled & (y == classes[1])] = 1.0
     y_known[labeled & (y == classes[0])] = -1.0
     return classes, y_known
+
+
+def _warn_about_conventions(y, labeled, classes):
+    """The two traps of a semi-supervised target: the modelling layer's {-1, 0, +1} (0 =
+    unknown) given to an estimator (-1 = unlabeled), and a target with nothing unlabeled.
+
+    Classes 0 and 1 with -1 for unlabeled rows are a legitimate scikit-learn target too; what
+    tells the modelling layer's target apart is that its 0 (unknown) is the most frequent
+    value, where a scikit-learn target has more unlabeled rows (-1) than rows of class 0.
+    """
+    if (y.dtype.kind in "iuf" and (~labeled).any() and classes.tolist() == [0, 1]
+            and np.sum(y == 0) > np.sum(~labeled)):
+        warnings.warn(
+            "`y` holds exactly the values -1, 0 and +1, with more 0 than -1. The estimators "
+            "read -1 as unlabeled "
+            "and 0 and +1 as the two classes (scikit-learn's convention); the modelling layer "
+            "(weakcvx.labelsets.SemiSupervised, WeakLabelProblem) reads 0 as unknown and -1/+1 "
+            "as the classes. If 0 marks your unlabeled points, convert: "
+            "y = np.where(y_known == 0, -1, (y_known > 0).astype(int)).",
+            UserWarning, stacklevel=4)
+    if labeled.all():
+        warnings.warn(
+            "`y` marks no row as unlabeled (-1): every point is labeled, so the fit is a "
+            "supervised SVM with the balance constraint of no unlabeled point. Mark the "
+            "unlabeled rows with -1 (scikit-learn's semi-supervised convention).",
+            UserWarning, stacklevel=4)
 
 
 def check_sdp_size(estimator, n_samples):
@@ -184,7 +219,7 @@ S3VM_ROUNDS = 10
 class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""Semi-supervised SVM with a choice of relaxation.
 
-    Solves the MIP of DESIGN.md §1 for the semi-supervised label set
+    Solves the MIP of docs/design.rst §1 for the semi-supervised label set
     (:class:`weakcvx.labelsets.SemiSupervised`: labeled points keep their labels, the unlabeled
     points carry a fixed number of positives)
 

@@ -1,0 +1,136 @@
+"""The ladder table a user reads: values that say what they are, every certified bound in the
+summary, skipped rungs listed, the plot in ladder order, and the table's exports."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+import weakcvx as wc
+from weakcvx.ladder import LadderTable, Rung
+from weakcvx.result import SolveResult
+
+
+def _result(method, value, upper, certified, status="converged", **extra):
+    return SolveResult(method=method, value=value, labels=np.ones(4), upper_bound=upper,
+                       certified=certified, status=status, extra=extra)
+
+
+def _stopped_table():
+    """A branch and bound stopped by its time limit (value = its certified bound, not the
+    optimum), an estimate from label generation, and an alternating run."""
+    return LadderTable(rungs=[
+        Rung("label_generation", _result("label_generation", 14.7, 49.9, False)),
+        Rung("exact", _result("exact", 6.8, 47.5, False, status="time_limit", lower_bound=6.8)),
+        Rung("alternating", _result("alternating", 49.9, 49.9, False)),
+    ], problem_name="toy", skipped=[("sdp", "n = 569 points, above the SDP's size limit")])
+
+
+def test_a_stopped_exact_rung_gives_its_bound_to_the_summary_and_json():
+    table = _stopped_table()
+    exact = table["exact"]
+    assert exact.kind == "lower bound" and exact.lower_bound == 6.8
+    assert table.best_lower_bound == 6.8 and table.optimum is None
+    text = str(table)
+    assert "no certified lower bound" not in text
+    assert "best certified lower bound 6.8" in text
+    data = json.loads(table.to_json())
+    assert data["best_lower_bound"] == 6.8 and data["best_upper_bound"] == 47.5
+    rec = {r["method"]: r for r in data["rungs"]}
+    assert rec["exact"]["certified"] and rec["exact"]["kind"] == "lower bound"
+    assert not rec["label_generation"]["certified"]
+
+
+def test_skipped_rungs_are_listed_with_their_reason():
+    table = _stopped_table()
+    text = str(table)
+    assert "sdp" in text and "above the SDP's size limit" in text
+    rec = {r["method"]: r for r in table.to_records()}
+    assert rec["sdp"]["kind"] == "skipped" and "size limit" in rec["sdp"]["status"]
+
+
+def test_compare_lists_the_rungs_it_does_not_run():
+    X, y_true, y_known = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+                                  wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    import weakcvx.ladder as ladder
+
+    methods, skipped = ladder._default_plan(problem)
+    names = [m[0] for m in methods] + [s[0] for s in skipped]
+    # every default rung is either run or listed as skipped, none vanishes
+    assert {"sdp", "label_generation", "label_generation (exact oracle)", "exact",
+            "alternating"} <= set(names)
+    reasons = dict(skipped)
+    assert "SMALL_LABELSET" in reasons["label_generation (exact oracle)"]
+
+
+def test_an_estimate_above_the_optimum_is_marked():
+    table = LadderTable(rungs=[
+        Rung("label_generation", _result("label_generation", 7.72, 7.9, False)),
+        Rung("exact", _result("exact", 7.07, 7.07, True, status="optimal")),
+    ])
+    assert table.optimum == 7.07
+    assert table.above_optimum(table["label_generation"])
+    assert not table.above_optimum(table["exact"])
+    assert "estimate > optimum" in str(table)
+    assert [r["above_optimum"] for r in table.to_records()] == [True, False]
+    fig = table.plot()
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert "estimate above the optimum (not a bound)" in labels
+
+
+def test_plot_is_a_ladder_and_keeps_the_optimum_and_a_zero_gap_visible():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    table = LadderTable(rungs=[
+        Rung("alternating", _result("alternating", 5.0, 5.0, False)),
+        Rung("exact", _result("exact", 4.0, 4.0, True, status="optimal")),
+        Rung("label_generation (exact oracle)", _result("label_generation", 4.0, 4.5, True)),
+        Rung("sdp", _result("sdp", 3.0, 4.2, True)),
+    ], skipped=[("label_generation", "for the test")])
+    fig = table.plot()
+    ax = fig.axes[0]
+    rows = [t.get_text() for t in ax.get_yticklabels()]
+    # bottom to top: lower bounds by value, the optimum, J(labels), then the skipped rung
+    assert rows == ["sdp", "label_generation (exact oracle)", "exact", "alternating",
+                    "label_generation"]
+    # the optimum's star is drawn under the J(labels) cross, not hidden by it
+    star = [ln for ln in ax.lines if ln.get_marker() == "*"]
+    cross = [ln for ln in ax.lines if ln.get_marker() == "x" and ln.get_ydata()[0] == 2]
+    assert star and cross and star[0].get_markersize() > cross[0].get_markersize()
+    assert star[0].get_zorder() < cross[0].get_zorder()
+    # the bracket [4, 4] has width 0: its ends are drawn as lines at x = 4
+    vlines = [ln for ln in ax.lines
+              if list(ln.get_xdata()) == [4.0, 4.0] and ln.get_linestyle() == "--"]
+    assert len(vlines) == 2
+    assert isinstance(fig, matplotlib.figure.Figure)
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg", "csv", "json"])
+def test_save_writes_the_format_of_the_extension(tmp_path, suffix):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    table = _stopped_table()
+    path = tmp_path / f"ladder.{suffix}"
+    table.save(path)
+    data = path.read_bytes()
+    if suffix == "png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    elif suffix == "svg":
+        assert b"<svg" in data[:500]
+    elif suffix == "json":
+        assert json.loads(data)["best_lower_bound"] == 6.8
+    else:
+        rows = list(csv.DictReader(io.StringIO(data.decode())))
+        assert [r["method"] for r in rows] == ["label_generation", "exact", "alternating", "sdp"]
+        assert rows[1]["kind"] == "lower bound" and rows[3]["kind"] == "skipped"
+
+
+def test_to_csv_and_to_json_return_text_without_a_path():
+    table = _stopped_table()
+    assert table.to_csv().startswith("problem,method,value")
+    assert json.loads(table.to_json())["problem"] == "toy"
