@@ -101,13 +101,23 @@ def _bnb(result):
 def _mil(records):
     from .mil import PAPER
 
-    best = {}
+    seed0, seeds = {}, {}
     for r in records:
-        if r["method"] == "label_generation" and r.get("preprocessing") == "select" \
-                and "seed_accuracies" not in r:
-            best[r["dataset"]] = r["accuracy"]
-    parts = [f"{ds} **{100 * acc:.1f}%** (paper mi-SVM {PAPER['mi-SVM'][ds]:.1f}, MI-SVM "
-             f"{PAPER['MI-SVM'][ds]:.1f})" for ds, acc in best.items()]
+        if r["method"] == "label_generation" and r.get("preprocessing") == "select":
+            if "seed_accuracies" in r:
+                seeds[r["dataset"]] = r["seed_accuracies"]
+            else:
+                seed0[r["dataset"]] = r["accuracy"]
+    parts = []
+    for ds, acc in seed0.items():
+        if ds in seeds:  # the mean over CV seeds leads; CV seed 0 alone is one draw of it
+            values = 100 * np.asarray(seeds[ds])
+            text = (f"{ds} **{values.mean():.1f}%** over CV seeds 0–{len(values) - 1} "
+                    f"({values.min():.1f}–{values.max():.1f})")
+        else:
+            text = f"{ds} {100 * acc:.1f}% (CV seed 0 only)"
+        parts.append(f"{text} (paper mi-SVM {PAPER['mi-SVM'][ds]:.1f}, MI-SVM "
+                     f"{PAPER['MI-SVM'][ds]:.1f})")
     return ("label generation, preprocessing chosen by inner CV: " + "; ".join(parts))
 
 
@@ -161,6 +171,30 @@ def _beta_noise(records):
             "levels (the paper's Fig. 2 has it above at all)")
 
 
+def _peers(result):
+    parts = []
+    for fraction in sorted({r["fraction"] for r in result["ssl"]}):
+        rows = [r for r in result["ssl"] if r["fraction"] == fraction]
+
+        def mean(method, rows=rows):
+            return _mean(r["accuracy"][method]["mean"] for r in rows)
+
+        ratio = float(np.median([r["ratio"]["S3VM"] for r in rows]))
+        parts.append(f"{fraction:.0%} labeled, six UCI sets, held-out split seeds: S3VM "
+                     f"**{mean('S3VM'):.3f}** vs SVC on the labeled rows {mean('SVC (labeled)'):.3f}, "
+                     f"alternating {mean('S3VM alt'):.3f}, self-training "
+                     f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}; "
+                     f"S3VM fit {ratio:.0f}x one SVC fit")
+    for r in result.get("mil", []):
+        acc = r["accuracy"]
+        parts.append(f"{r['data']} 10-fold CV over {len(r['per_seed']['NSK'])} CV seeds: "
+                     f"MultiInstanceSVM **{acc['MultiInstanceSVM']['mean']:.3f}** "
+                     f"({acc['MultiInstanceSVM']['min']:.3f}–{acc['MultiInstanceSVM']['max']:.3f})"
+                     f", NSK {acc['NSK']['mean']:.3f}, mi-SVM {acc['mi-SVM (alt)']['mean']:.3f}, "
+                     f"MI-SVM {acc['MI-SVM (alt)']['mean']:.3f}")
+    return "; ".join(parts)
+
+
 #: benchmark name -> (what it measures, function of its records -> the headline figure)
 HEADLINES = {
     "mkl": ("MKL master, 8 labels, rank-200 RBF factor", _mkl),
@@ -176,6 +210,7 @@ HEADLINES = {
     "pl": ("Nguyen & Caruana Figs. 6–7", _pl),
     "beta-ssl": ("β-risk supplementary SSL table", _beta_ssl),
     "beta-noise": ("β-risk Fig. 2, label noise", _beta_noise),
+    "peers": ("weakcvx beside peer methods, means over seeds", _peers),
 }
 
 
