@@ -585,3 +585,20 @@ def test_box_qp_reference_on_a_factor_agrees_with_the_dense_model(sparse):
         assert objective == pytest.approx(dense_value, rel=1e-6)
     with pytest.raises(ValueError, match="not both"):
         box_qp_cvxpy(np.eye(2), 1.0, factor=np.eye(2))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_label_products_warm_start_is_the_same_solve(seed):
+    """Passing the previous solution's ``K Aᵀ`` (only μ changed, as between MKL alternations)
+    starts the same descent as computing it: the same α and values."""
+    R, rows, signs, mu, c = make_problem(seed, 3, factor="rbf")
+    gram = R @ R.T
+    first = solve_box_qp(R, rows, signs, c, mu, tol=1e-3, gram=gram, max_epochs=MAX_EPOCHS)
+    mu2 = np.roll(mu, 1)
+    warm = solve_box_qp(R, rows, signs, c, mu2, alpha0=first.alpha, tol=1e-6, gram=gram,
+                        label_products=first.label_products, max_epochs=MAX_EPOCHS)
+    cold = solve_box_qp(R, rows, signs, c, mu2, alpha0=first.alpha, tol=1e-6, gram=gram,
+                        max_epochs=MAX_EPOCHS)
+    np.testing.assert_allclose(warm.alpha, cold.alpha, atol=1e-10)
+    assert warm.dual_value == pytest.approx(cold.dual_value, rel=1e-12)
+    assert first.label_products.shape == (gram.shape[0], 3)

@@ -207,6 +207,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     history = []
     best = None
     converged = False
+    products = None  # K Aᵀ at α from the previous alternation (only μ changed since)
     k = 0
     for k in range(1, max_alternations + 1):
         with warnings.catch_warnings():
@@ -214,7 +215,9 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
             # value; the master's own saddle gap decides convergence
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(factor, rows, signs, c, mu=mu, alpha0=alpha, tol=inner_tol,
-                               random_state=random_state, gram=gram)
+                               random_state=random_state, gram=gram,
+                               label_products=products)
+        products = sol.label_products
         alpha = sol.alpha
         q = sol.quadratics
         upper = float(sol.primal_value)

@@ -90,6 +90,9 @@ class BoxQPSolution:
     converged: bool
     quadratics: np.ndarray
     _weights: object = field(default=None, repr=False, compare=False)
+    #: ``K Aᵀ`` at ``alpha`` on the Gram path (``A[t] = α ∘ s_t`` on its rows), for a warm start
+    #: of the next solve on the same rows and signs (``solve_box_qp(..., label_products=)``).
+    label_products: object = field(default=None, repr=False, compare=False)
 
     @property
     def w(self):
@@ -754,6 +757,7 @@ def solve_box_qp(
     shrinking=True,
     backend="numba",
     gram=None,
+    label_products=None,
 ):
     r"""Solve ``max_{0 <= α <= c} 1ᵀα − ½ αᵀQα`` by dual coordinate descent.
 
@@ -796,6 +800,11 @@ def solve_box_qp(
         keeps the gradient ``Qα − 1`` up to date, so a coordinate costs ``O(m)`` when it moves
         and ``O(1)`` otherwise instead of ``O(T·r)`` each time. Same iterates in exact
         arithmetic; measured on a 25-label working set of 306 points (rank 306), 9× faster.
+    label_products : ndarray of shape (n, T), default=None
+        With ``gram``: ``K Aᵀ`` at ``alpha0`` for these ``rows`` and ``signs``, i.e. the
+        ``label_products`` of the solution ``alpha0`` came from (an MKL alternation that only
+        changed ``mu``); it starts the gradient without one ``O(T n²)`` product. The caller
+        vouches that it matches ``alpha0``; ``None`` computes it.
 
     Returns
     -------
@@ -877,7 +886,9 @@ def solve_box_qp(
             Q, scale = K_cd, np.sqrt(mu[0]) * signs[0]
         else:
             Q, scale = _explicit_label_kernel(K_cd, rows, signs, mu), np.ones(m)
-        if np.any(alpha):
+        if label_products is not None and np.shape(label_products) == (gram.shape[0], n_labels):
+            G = _gram_margins(label_products, rows, signs, mu) - 1.0
+        elif np.any(alpha):
             _, KA = _gram_products(gram, rows, signs, alpha)
             G = _gram_margins(KA, rows, signs, mu) - 1.0
         else:
@@ -919,6 +930,7 @@ def solve_box_qp(
         converged=bool(converged),
         quadratics=quadratics,
         _weights=W,
+        label_products=KA if use_gram else None,
     )
 
 
