@@ -134,3 +134,22 @@ def test_to_csv_and_to_json_return_text_without_a_path():
     table = _stopped_table()
     assert table.to_csv().startswith("problem,method,value")
     assert json.loads(table.to_json())["problem"] == "toy"
+
+
+def test_heart_ladder_marks_the_estimate_above_the_optimum(tmp_path, capsys):
+    """The issue's case: on heart (16 points, 2 labeled) label generation's sorting-oracle
+    value lies above the certified optimum; the table, the JSON and the note say so."""
+    from weakcvx.cli import main
+
+    out = tmp_path / "heart.json"
+    assert main(["compare", "--dataset", "heart", "-q", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["optimum"] is not None
+    for r in data["rungs"]:
+        above = r["kind"] == "estimate" and r["value"] > data["optimum"] * (1 + 1e-6)
+        assert r["above_optimum"] == above
+        if above:
+            assert f"note [{r['method']}]: its value" in printed
+        if r["kind"] == "lower bound":  # and no certified bound lies above the optimum
+            assert r["value"] <= data["optimum"] * (1 + 1e-6)
