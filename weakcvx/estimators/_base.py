@@ -40,7 +40,8 @@ LOW_RANK_COPIES = 4
 
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions({"linear", "rbf", "poly", "precomputed"})],
-    "gamma": [StrOptions({"mean_distance", "scale"}), Interval(Real, 0, None, closed="neither")],
+    "gamma": [StrOptions({"mean_distance", "scale", "wide"}),
+              Interval(Real, 0, None, closed="neither")],
     "degree": [Interval(Integral, 1, None, closed="left")],
     "coef0": [Interval(Real, None, None, closed="neither")],
     "intercept_scaling": [Interval(Real, 0, None, closed="left")],
