@@ -44,6 +44,9 @@ COMPLEX_CASES = {
         X, Y01, beta=np.full((N, 2), 0.5) + 0j),
     "bag_labels": lambda: labelsets.KeyInstances(BAGS, np.array([1, 1, 0, 0]) + 0j),
     "vectors": lambda: labelsets.Enumerated(np.ones((2, N)) + 0j),
+    "y_true": lambda: wc.WeakLabelProblem(K, labelsets.Clustering(N, 4),
+                                          y_true=np.where(Y01 > 0, 1, -1) + 0j),
+    "K_diag": lambda: kernels.pivoted_cholesky(np.diag(K) + 0j, lambda j: K[:, j], rank=3),
 }
 
 
@@ -106,6 +109,7 @@ def test_problem_refuses_an_empty_or_sparse_kernel(kernel, error, match):
 @pytest.mark.parametrize("call", [
     lambda rank: kernels.factor(K, rank=rank),
     lambda rank: kernels.nystrom(X, kernels.rbf, rank),
+    lambda rank: kernels.pivoted_cholesky_blocked(np.diag(K), lambda idx: K[:, idx], rank),
 ])
 @pytest.mark.parametrize("rank", [-1, 0, 2.5])
 def test_factor_ranks_must_be_positive_integers(call, rank):

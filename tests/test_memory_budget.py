@@ -18,7 +18,8 @@ from weakcvx import kernels
 resource = pytest.importorskip("resource")
 
 #: Run in a child: warm up (imports, numba compilation, BLAS threads) on 60 points, then cap
-#: the address space at its current size + the budget + a margin and fit on ``n`` points.
+#: the address space at its current size + the budget + a margin and fit each estimator on
+#: ``n`` points under its budget; one line of outcome per estimator.
 CHILD = textwrap.dedent("""
     import resource, sys, warnings
     import numpy as np
@@ -26,67 +27,74 @@ CHILD = textwrap.dedent("""
     from weakcvx._validation import _parse_budget
 
     warnings.simplefilter("ignore")
-    name, n, budget, margin = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    n, cap_budget, margin = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    cases = [case.split(":") for case in sys.argv[4:]]        # name:budget
     rng = np.random.default_rng(0)
 
-    def data(m):
+    def data(name, m):
         X = rng.standard_normal((m, 10))
         y = np.full(m, -1)
         y[:3], y[3:6] = 1, 0
         return (X, y) if name != "MaxMarginClustering" else (X,)
 
-    def make():
+    def make(name):
         return {"S3VM": lambda: wc.S3VM(random_state=0, max_iter=3),
                 "MaxMarginClustering": lambda: wc.MaxMarginClustering(
                     random_state=0, n_init=1, max_iter=3),
                 "BetaSVM": lambda: wc.BetaSVM(kernel="rbf", max_iter=2)}[name]()
 
-    make().fit(*data(60))
-    args = data(n)
-    wc.set_config(memory_budget=budget)
+    for name, _ in cases:
+        make(name).fit(*data(name, 60))
+    inputs = {name: data(name, n) for name, _ in cases}
     status = next(line for line in open("/proc/self/status") if line.startswith("VmSize"))
-    cap = int(status.split()[1]) * 1024 + wc.get_config()["memory_budget"] \\
+    cap = int(status.split()[1]) * 1024 + _parse_budget(cap_budget, "budget") \\
         + _parse_budget(margin, "margin")
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    try:
-        model = make().fit(*args)
-    except wc.MemoryBudgetError as exc:
-        print("MemoryBudgetError", exc)
-    except MemoryError as exc:
-        print("MemoryError", exc)
-    else:
-        print("fit", "low-rank" if getattr(model, "X_fit_", None) is not None else "")
+    for name, budget in cases:
+        wc.set_config(memory_budget=budget)
+        try:
+            make(name).fit(*inputs[name])
+        except wc.MemoryBudgetError as exc:
+            print(name, "MemoryBudgetError", str(exc).replace("\\n", " "))
+        except MemoryError as exc:
+            print(name, "MemoryError", exc)
+        else:
+            print(name, "fit")
 """)
 
 
-def _run_capped(name, n, budget, margin="30M"):
+@pytest.fixture(scope="module")
+def capped_fits():
+    """Outcome per estimator of fits on 1500 points with the address space capped at the
+    child's size + 40 MiB + a 20 MiB margin. The dense 1500 × 1500 kernel (17 MiB) is within
+    the 40 MiB budget, the dense fit (3-4 kernels) is not."""
     import os
 
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc/self/status")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "MALLOC_ARENA_MAX": "2"}
     env.pop("WEAKCVX_MEMORY_BUDGET", None)
-    proc = subprocess.run([sys.executable, "-c", CHILD, name, str(n), budget, margin],
-                          capture_output=True, text=True, env=env, timeout=300)
+    cases = ["S3VM:40M", "MaxMarginClustering:40M", "BetaSVM:60M"]
+    proc = subprocess.run([sys.executable, "-c", CHILD, "1500", "40M", "20M", *cases],
+                          capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout.strip()
+    return dict(line.split(" ", 1) for line in proc.stdout.strip().splitlines())
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 @pytest.mark.parametrize("name", ["S3VM", "MaxMarginClustering"])
-def test_fit_stays_within_the_budget_with_the_address_space_capped(name):
-    """2000 points: the dense kernel (30.5 MiB) is within a 60 MiB budget, the dense fit
-    (~3 kernels) is not: the estimator must take the low-rank path and stay within the cap
-    (before: the kernel was "within budget" and the fit died with a raw MemoryError)."""
-    out = _run_capped(name, 2000, "60M")
-    assert out.startswith("fit"), out
+def test_fit_stays_within_the_budget_with_the_address_space_capped(capped_fits, name):
+    """The estimator takes the low-rank path and stays within the cap (before: the kernel was
+    "within budget" and the fit died with a raw MemoryError)."""
+    assert capped_fits[name] == "fit"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
-def test_dense_only_estimator_refuses_before_allocating_with_the_address_space_capped():
+def test_dense_only_estimator_refuses_before_allocating_with_the_address_space_capped(
+        capped_fits):
     """BetaSVM needs the dense kernel (and LIBSVM's duplicated 2n × 2n one): with the kernel
     within the budget but not the fit, MemoryBudgetError names the peak, not a raw
     MemoryError from deep inside the fit."""
-    out = _run_capped("BetaSVM", 2000, "100M")
+    out = capped_fits["BetaSVM"]
     assert out.startswith("MemoryBudgetError") and "at the peak" in out, out
 
 

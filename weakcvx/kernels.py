@@ -281,9 +281,9 @@ def pivoted_cholesky(K_diag, K_column, rank, tol=1e-10):
     >>> np.allclose(R @ R.T, K)
     True
     """
-    d = np.array(K_diag, dtype=float)
+    d = np.array(check_real(K_diag, "K_diag"), dtype=float)
     n = d.shape[0]
-    rank = min(int(rank), n)
+    rank = min(_check_rank(rank), n)
     # the factor is stored transposed, (rank, n): row k is column k of R, so the update
     # K[:, j] − R[:, :k] R[j, :k] reads k contiguous rows
     # rows are allocated by chunks as the factor grows: a full-rank request on a kernel of low
@@ -358,9 +358,9 @@ def pivoted_cholesky_blocked(K_diag, K_columns, rank, tol=1e-10, block=64, accep
     >>> bool(np.allclose(R @ R.T, K, atol=1e-6))
     True
     """
-    d = np.array(K_diag, dtype=float)
+    d = np.array(check_real(K_diag, "K_diag"), dtype=float)
     n = d.shape[0]
-    rank = min(int(rank), n)
+    rank = min(_check_rank(rank), n)
     if block < 1:
         raise ValueError(f"`block` must be a positive integer. Got {block!r} instead.")
     if not 0 < accept <= 1:

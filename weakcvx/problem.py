@@ -153,7 +153,7 @@ class WeakLabelProblem:
         self.labelset = labelset
         self.costs = np.asarray(labelset.per_point_costs(costs), dtype=float)
         if y_true is not None:
-            y_true = np.asarray(y_true, dtype=float)
+            y_true = np.asarray(check_real(y_true, "y_true"), dtype=float)
             if y_true.shape != (self.n_samples,) or not np.all(np.isin(y_true, (-1.0, 1.0))):
                 raise ValueError(
                     f"`y_true` must be a ±1 vector of length {self.n_samples}. Got shape "
