@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+import weakcvx as wc
 
 from weakcvx.labelsets import (
     ENUMERATION_LIMIT,
@@ -561,3 +562,14 @@ def test_custom_optional_parts():
         assert B.contains(list(b)) == (b in members)
     b = Custom(3, lambda r: np.where(r >= 0, 1.0, -1.0)).initial(random_state=1)
     assert set(b) <= {-1.0, 1.0}  # rounds random scores with the oracle
+
+
+def test_wide_gamma_is_a_quarter_of_mean_distance():
+    """``gamma="wide"`` is 1 / (4 · mean squared distance over pairs i ≠ j), computed here by
+    hand."""
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    mean = D.sum() / (30 * 29)
+    assert wc.kernels.resolve_gamma(X, "wide") == pytest.approx(1.0 / (4.0 * mean), rel=1e-12)
+    assert wc.kernels.resolve_gamma(X, "wide") == pytest.approx(
+        wc.kernels.resolve_gamma(X, "mean_distance") / 4.0, rel=1e-12)

@@ -294,7 +294,7 @@ MODEL_CASES = [
     (lambda: wc.set_config(memory_budget=-1), "`memory_budget` must be a positive"),
     (lambda: wc.set_config(memory_budget="lots"), "`memory_budget` must be a number"),
     (lambda: wc.kernels.rbf(X, gamma=-1.0), "`gamma` must be a positive"),
-    (lambda: wc.kernels.rbf(X, gamma="wide"), "`gamma` must be"),
+    (lambda: wc.kernels.rbf(X, gamma="auto"), "`gamma` must be"),
     (lambda: wc.kernels.factor(K - 2 * np.eye(N)), "`kernel` must be positive semi-definite"),
 ]
 
