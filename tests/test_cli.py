@@ -206,7 +206,7 @@ def test_readme_quick_start_matches_ci():
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     readme = _readme()
     test_line = ('python3 -m venv .venv && .venv/bin/pip install ".[test]" && '
-                 '.venv/bin/python -m pytest -q -m "not slow"')
+                 '.venv/bin/python -m pytest -q -m "not slow" -n 2')
     assert test_line in readme and test_line in ci.replace("pip install -q", "pip install")
     assert "weakcvx compare --dataset two-moons --plot ladder.png" in readme
 
