@@ -228,7 +228,7 @@ def round_scores(problem, scores, candidates=()):
 
 
 def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20,
-                     eigen_candidates=True, start=None):
+                     eigen_candidates=True, start=None, start_exact=True):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
@@ -236,8 +236,10 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     the heaviest label of C, and ``start`` (the search's first label, e.g. the supervised SVM's
     rounding). With ``polish``, *each* distinct candidate is polished by alternating (SVM fit /
     exact relabeling, at most ``polish_iter`` fits), which can only lower its ``J``; the
-    labeling with the lowest ``J`` is returned, so with ``start`` the result's ``J`` is never
-    above the alternating heuristic's from that start. Every candidate is polished, not only
+    labeling with the lowest ``J`` is returned. ``start`` is polished exactly as
+    :func:`weakcvx.local.alternating` does (``start_exact``, the default), so the result's
+    ``J`` is never above the alternating heuristic's from that start; with
+    ``start_exact=False`` it is polished like the other candidates (large problems). Every candidate is polished, not only
     the best one: where the relaxation's optimum is (nearly) not unique the candidates lie in
     different basins of ``J``, and ``J`` before polishing does not tell which basin is best
     (``tests/test_solve.py::test_rounding_reaches_the_true_labeling_on_separated_clusters``).
@@ -267,11 +269,13 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     from .local import alternating
 
     best, ends = None, []
-    if start is not None:
+    if start is not None and start_exact:
         # exactly the alternating heuristic from `start`, so the result is never above it
         res = alternating(problem, initial=start)
         best = (res.labels, res.upper_bound, res.alpha)
         ends.append(res.labels)
+    elif start is not None and not any(np.array_equal(start, b) for b in distinct):
+        distinct.append(np.asarray(start, dtype=float))
     # polish with loose SVM fits (the labels only need the scores' signs), then the exact J of
     # each distinct end point, warm-started
     for b in distinct:
@@ -339,6 +343,10 @@ class RoundPolicy:
         Drop the labels whose weight fell below ``prune · max μ`` before the next round.
     polish_iter : int
         SVM fits per rounding candidate in :func:`round_relaxation`.
+    polish_start_exactly : bool
+        Polish the first label of the search exactly as ``alternating`` does (then ``J(labels)``
+        is never above the heuristic's); off on large problems, where it is polished like the
+        other candidates (at most ``polish_iter`` loose fits).
     eigen_candidates : bool
         Rounding candidates from the leading eigenvector of ``M = Σ μ_t b_t b_tᵀ``.
     """
@@ -354,6 +362,7 @@ class RoundPolicy:
     cuts: int = 3
     prune: float = 0.0
     polish_iter: int = 20
+    polish_start_exactly: bool = True
     eigen_candidates: bool = True
 
     @classmethod
@@ -370,7 +379,8 @@ class RoundPolicy:
             # the inner SVMs at 1e-2 in every master, the final one too (docs/design.rst §3.3: on
             # 5,000 sparse rows 1e-4 made the fit 17x slower for the same labels)
             fields.update(n_starts=1, eigen_starts=False, cuts=1, prune=0.01, polish_iter=5,
-                          eigen_candidates=False, final_alternations=6, inner_tol=1e-2)
+                          eigen_candidates=False, final_alternations=6, inner_tol=1e-2,
+                          polish_start_exactly=False)
         if oracle == "exact":
             fields.update(tol=1e-3, max_alternations=20, master_tol=1e-4, inner_tol=None,
                           cuts=1, prune=0.0)
@@ -634,7 +644,8 @@ def _finish(problem, policy, master, working_set, sol, random_state, elements,
     labels, upper, labels_alpha = round_relaxation(problem, alpha, working_set, mu,
                                                    polish_iter=policy.polish_iter,
                                                    eigen_candidates=policy.eigen_candidates,
-                                                   start=b0)
+                                                   start=b0,
+                                                   start_exact=policy.polish_start_exactly)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     extra["labels_alpha"] = labels_alpha  # the SVM of `labels`: α of J(labels)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,
