@@ -19,7 +19,8 @@ Multi-instance learning: ``MultiInstanceSVM()`` beside its alternating MI-SVM an
 normalized set kernel (NSK: an SVC on ``k(B, B') = Σ_{a∈B, b∈B'} k(a, b)`` normalised to unit
 diagonal, Gärtner et al. 2002) on Musk1, 10-fold CV over CV seeds 0-9 (quick: Musk1, seeds 0-1),
 features standardized on each training fold. Learning from label proportions: ``ProportionSVM``
-(both relaxations) beside ``InvCal`` and ``MeanMap`` on three sets with bags of 8.
+(both relaxations) beside ``InvCal`` and ``MeanMap`` with their defaults on heart, ionosphere and
+australian, bags of 8, split seeds 10-14 (quick: 10-11).
 """
 
 from __future__ import annotations
@@ -308,10 +309,56 @@ def bench_mil_peers(cv_seeds, names=("musk1",), n_splits=10):
     return records
 
 
+def bench_llp_peers(seeds, sets=("heart", "ionosphere", "australian"), bag_size=8):
+    """Learning from label proportions with every method's defaults (``bench llp``'s
+    ``make_estimator``): 80/20 split per seed, the training rows in random bags of
+    ``bag_size``, accuracy on the test instances (mean over seeds, min-max) and the median
+    time ratio to one ``SVC().fit`` on the training rows with their labels."""
+    from sklearn.model_selection import train_test_split
+
+    from weakcvx import datasets
+
+    from .llp import make_estimator
+
+    methods = ("alter-pSVM", "conv-pSVM", "InvCal", "MeanMap")
+    records = []
+    for name in tqdm(sets, desc="llp sets", leave=False):
+        X, y = datasets.load_uci(name)
+        y01 = (y > 0).astype(int)
+        acc = {m: [] for m in methods}
+        ratio = {m: [] for m in methods}
+        for seed in seeds:
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y01, test_size=0.2, random_state=seed,
+                                                      stratify=y01)
+            bags, proportions = datasets.make_bags(X_tr, y_tr, bag_size, random_state=seed)
+            unit = _svc_seconds(X_tr, y_tr)
+            for method in methods:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t0 = time.perf_counter()
+                    model = make_estimator(method, seed).fit(X_tr, bags, proportions)
+                    ratio[method].append((time.perf_counter() - t0) / unit)
+                    acc[method].append(float(np.mean(model.predict(X_te) == y_te)))
+        records.append({"data": name, "bag_size": bag_size,
+                        "accuracy": {m: _summary(v) for m, v in acc.items()},
+                        "ratio": {m: float(np.median(v)) for m, v in ratio.items()}})
+    print(f"\nLabel proportions, bags of {bag_size}, defaults, test accuracy: mean over split "
+          f"seeds {seeds[0]}-{seeds[-1]} (min-max); time: median ratio to one SVC().fit on the "
+          "training rows")
+    print(f"{'data':<12}" + "".join(f"{m:>22}" for m in methods))
+    for r in records:
+        print(f"{r['data']:<12}" + "".join(
+            f"{r['accuracy'][m]['mean']:>7.3f} ({r['accuracy'][m]['min']:.2f}-"
+            f"{r['accuracy'][m]['max']:.2f})" for m in methods))
+        print(f"{'ratio':<12}" + "".join(f"{r['ratio'][m]:>21.1f}x" for m in methods))
+    return records
+
+
 def bench_peers(quick=False):
     """Run the peer comparisons (see the module docstring)."""
     seeds = REPORT_SEEDS[:3] if quick else REPORT_SEEDS
     out = {"ssl": bench_ssl(seeds)}
     out["engine"] = bench_engine(seeds[:2] if quick else seeds[:3])
     out["mil"] = bench_mil_peers(tuple(range(2)) if quick else tuple(range(10)))
+    out["llp"] = bench_llp_peers(seeds[:2] if quick else seeds[:5])
     return out

@@ -192,6 +192,12 @@ def _peers(result):
                      f"({acc['MultiInstanceSVM']['min']:.3f}–{acc['MultiInstanceSVM']['max']:.3f})"
                      f", NSK {acc['NSK']['mean']:.3f}, mi-SVM {acc['mi-SVM (alt)']['mean']:.3f}, "
                      f"MI-SVM {acc['MI-SVM (alt)']['mean']:.3f}")
+    llp = result.get("llp", [])
+    if llp:
+        names = ("alter-pSVM", "conv-pSVM", "InvCal", "MeanMap")
+        means = {m: _mean(r["accuracy"][m]["mean"] for r in llp) for m in names}
+        parts.append(f"label proportions, bags of {llp[0]['bag_size']}, {len(llp)} sets, defaults: "
+                     + ", ".join(f"{m} {means[m]:.3f}" for m in names))
     return "; ".join(parts)
 
 
