@@ -95,6 +95,18 @@ def _warm_up(methods):
             fit(X, np.where(labeled, y01, -1), labeled, 0)
 
 
+def _print_table(records, methods, digits):
+    """One row of ``mean (min-max)`` accuracies and one of median time ratios per data set."""
+    width = 2 * digits + 16
+    print(f"{'data':<12}" + "".join(f"{m:>{width}}" for m in methods))
+    for r in records:
+        print(f"{r['data']:<12}" + "".join(
+            f"{r['accuracy'][m]['mean']:>{width - 2 * digits - 6}.3f} "
+            f"({r['accuracy'][m]['min']:.{digits}f}-{r['accuracy'][m]['max']:.{digits}f})"
+            for m in methods))
+        print(f"{'ratio':<12}" + "".join(f"{r['ratio'][m]:>{width - 1}.1f}x" for m in methods))
+
+
 def _summary(values):
     values = np.asarray(values, dtype=float)
     return {"mean": float(values.mean()), "min": float(values.min()),
@@ -300,12 +312,7 @@ def bench_mil_peers(cv_seeds, names=("musk1",), n_splits=10):
     print(f"\nMulti-instance, {n_splits}-fold CV bag accuracy: mean over CV seeds "
           f"{cv_seeds[0]}-{cv_seeds[-1]} (range of the seeds' means); time: median ratio to one "
           "SVC().fit on the fold's training instances")
-    print(f"{'data':<10}" + "".join(f"{m:>24}" for m in methods))
-    for r in records:
-        print(f"{r['data']:<10}" + "".join(
-            f"{r['accuracy'][m]['mean']:>9.3f} ({r['accuracy'][m]['min']:.3f}-"
-            f"{r['accuracy'][m]['max']:.3f})" for m in methods))
-        print(f"{'ratio':<10}" + "".join(f"{r['ratio'][m]:>23.1f}x" for m in methods))
+    _print_table(records, methods, digits=3)
     return records
 
 
@@ -345,12 +352,7 @@ def bench_llp_peers(seeds, sets=("heart", "ionosphere", "australian"), bag_size=
     print(f"\nLabel proportions, bags of {bag_size}, defaults, test accuracy: mean over split "
           f"seeds {seeds[0]}-{seeds[-1]} (min-max); time: median ratio to one SVC().fit on the "
           "training rows")
-    print(f"{'data':<12}" + "".join(f"{m:>22}" for m in methods))
-    for r in records:
-        print(f"{r['data']:<12}" + "".join(
-            f"{r['accuracy'][m]['mean']:>7.3f} ({r['accuracy'][m]['min']:.2f}-"
-            f"{r['accuracy'][m]['max']:.2f})" for m in methods))
-        print(f"{'ratio':<12}" + "".join(f"{r['ratio'][m]:>21.1f}x" for m in methods))
+    _print_table(records, methods, digits=2)
     return records
 
 
