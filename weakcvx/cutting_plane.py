@@ -23,15 +23,15 @@ import functools
 import logging
 import numbers
 import time
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import one_blas_thread
+from .local import alternating
 from .mkl import solve_master
 from .result import SolveResult
-from .svm import solve_box_qp
+from .rounding import POLISH_TOL, round_scores, supervised_scores
 
 __all__ = ["label_generation", "RoundPolicy", "supervised_scores", "round_scores", "round_relaxation"]
 
@@ -45,10 +45,6 @@ LARGE_N = 1000
 #: 34 s for the same labels).
 LARGE_LINEAR_N = 5000
 
-#: Projected-gradient tolerance of the SVM fits inside the rounding's polish; the labels it
-#: ends at get an exact ``J`` (default tolerance) afterwards.
-POLISH_TOL = 1e-3
-
 logger = logging.getLogger("weakcvx")
 
 
@@ -56,31 +52,6 @@ def _master_factor(problem, master):
     """The factor the master needs: none for MKLGL on the Gram matrix, else ``problem.factor``."""
     return problem.box_factor if master == "mklgl" and problem.gram is not None \
         else problem.factor
-
-
-def supervised_scores(problem, tol=1e-4):
-    """Scores of an SVM (no offset) trained on the fixed labels of the label set only.
-
-    Returns ``None`` when the label set fixes no label (e.g. clustering).
-    """
-    cc = problem.labelset.count_constraints()
-    if cc is None:
-        return None
-    fixed = np.asarray(cc[0])
-    known = np.flatnonzero(fixed != 0)
-    if known.size == 0:
-        return None
-    with warnings.catch_warnings():
-        # only a start for the search (its labels are rounded and then improved by the driver):
-        # a loose α here changes no result, so its epoch limit is not the user's warning
-        # (haberman, 31 labeled points with duplicates: gap 2.5e-4 after 1000 epochs)
-        warnings.filterwarnings("ignore", message="solve_box_qp", category=ConvergenceWarning)
-        sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
-                           fixed[known].astype(float), problem.costs[known], tol=tol,
-                           gram=problem.gram)
-    coef = np.zeros(problem.n_samples)
-    coef[known] = sol.alpha * fixed[known]
-    return np.asarray(problem.kernel_dot(coef)).ravel()
 
 
 def _eigen_directions(problem, alpha, k=2):
@@ -212,21 +183,6 @@ def _all_quadratics(problem, alpha, elements):
     return np.array([problem.quadratic(alpha, b) for b in elements])
 
 
-def round_scores(problem, scores, candidates=()):
-    """Round real scores to a feasible labeling: ``labelset.argmax(scores)``; among it and the
-    optional ``candidates`` keep the one with the lowest ``J``. Returns ``(labels, J, alpha)``."""
-    best = None
-    seen = []
-    for b in [problem.labelset.argmax(scores), *candidates]:
-        if any(np.array_equal(b, s) for s in seen):
-            continue
-        seen.append(b)
-        value, alpha = problem.J(b)
-        if best is None or value < best[1]:
-            best = (b, value, alpha)
-    return best
-
-
 def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20,
                      eigen_candidates=True, start=None, start_exact=True):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
@@ -266,8 +222,6 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
             distinct.append(b)
     if not polish:
         return round_scores(problem, scores, distinct[1:])
-    from .local import alternating
-
     best, ends = None, []
     if start is not None and start_exact:
         # exactly the alternating heuristic from `start`, so the result is never above it
@@ -300,9 +254,7 @@ def _blas_threads(problem):
 
     if problem.n_samples > LARGE_N:
         return nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 def _small_problem_blas(func):
@@ -349,6 +301,10 @@ class RoundPolicy:
         other candidates (at most ``polish_iter`` loose fits).
     eigen_candidates : bool
         Rounding candidates from the leading eigenvector of ``M = Σ μ_t b_t b_tᵀ``.
+    label_patience : int or None
+        Stop when the rounding of the prediction scores, ``labelset.argmax(f(x))``, is the same
+        in this many rounds in a row (the rounded labels settle before the master value does);
+        ``None``: only the value tests and the round cap stop the loop.
     """
 
     tol: float = 1e-2
@@ -364,6 +320,7 @@ class RoundPolicy:
     polish_iter: int = 20
     polish_start_exactly: bool = True
     eigen_candidates: bool = True
+    label_patience: int | None = None
 
     @classmethod
     def for_problem(cls, problem, oracle="sorting", **overrides):
@@ -563,7 +520,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     status, message = "max_iter", f"stopped after max_iter={max_iter} rounds"
     best_value, stalled, certified_value, tight_retry = np.inf, 0, -np.inf, False
     round_tol = None
-    it = 0
+    it, rounded, settled = 0, None, 0
     for it in range(1, max_iter + 1):
         sol = _master(problem, working_set, alpha, mu, master, policy, random_state,
                       master_tol=round_tol)
@@ -589,6 +546,15 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         if q_cuts[0] <= threshold:
             status, message = "converged", "no violated label (WellSVM Algorithm 1 test)"
             break
+        if policy.label_patience is not None and elements is None:
+            new_rounded = problem.labelset.argmax(scores)
+            settled = settled + 1 if rounded is not None and np.array_equal(new_rounded, rounded) \
+                else 0
+            rounded = new_rounded
+            if settled >= policy.label_patience:
+                status, message = "converged", (f"the rounded labels did not change in "
+                                                f"{settled} rounds")
+                break
         # The paper's second test ("the decrease of the objective is below a threshold") alone
         # stops too early: a freshly added label may not lower the master value at once while
         # the violation is still large. Stop only after `patience` stalled rounds in a row,

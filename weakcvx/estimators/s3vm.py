@@ -187,7 +187,7 @@ def _warn_if_balance_disagrees(problem, y_known):
     of 200 points with 1 positive and 9 negative labeled points, S3VM 0.60 accuracy against
     1.00 for an SVC on the 10 labeled points, and 0.99 with ``positive_fraction=0.5``.
     """
-    from ..cutting_plane import supervised_scores
+    from ..rounding import supervised_scores
 
     unlabeled = y_known == 0
     if not unlabeled.any():
