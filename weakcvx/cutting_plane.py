@@ -33,7 +33,7 @@ from .mkl import solve_master
 from .result import SolveResult
 from .rounding import POLISH_TOL, round_scores, supervised_scores
 
-__all__ = ["label_generation", "RoundPolicy", "ESTIMATOR_SCHEDULE", "is_large", "supervised_scores", "round_scores", "round_relaxation"]
+__all__ = ["label_generation", "RoundPolicy", "is_large", "supervised_scores", "round_scores", "round_relaxation"]
 
 #: Above this many points the driver uses the large-problem defaults (see ``label_generation``).
 #: A round then costs T passes over an n×n label kernel per alternation; measured at n = 2000
@@ -52,14 +52,6 @@ def is_large(problem):
     """Whether ``problem`` takes the large-problem defaults of :class:`RoundPolicy`: more than
     ``LARGE_N`` kernel points, or ``LARGE_LINEAR_N`` rows of features."""
     return problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)
-
-
-#: The short schedule of the estimators' default fits (``S3VM``) on problems that are not
-#: :func:`is_large`: one MKLGL alternation a round, no eigen-direction starts, and a stop once
-#: the rounded labels are the same in two rounds in a row. The estimator returns the rounded
-#: labels, which settle before the relaxation's value does; chosen on split seeds 0-9 of
-#: ``weakcvx bench peers`` (same accuracy as the full schedule at half the time).
-ESTIMATOR_SCHEDULE = {"label_patience": 2, "eigen_starts": False, "max_alternations": 1}
 
 
 def _master_factor(problem, master):
@@ -359,6 +351,18 @@ class RoundPolicy:
         return cls(**fields)
 
     @classmethod
+    def estimator(cls):
+        """The short schedule of an estimator's default fit (``S3VM``) on a problem that is not
+        :func:`is_large`: one MKLGL alternation a round, no eigen-direction starts or rounding
+        candidates, and a stop once the rounded labels are the same in two rounds in a row.
+        The estimator returns the rounded labels, which settle before the master value does
+        (so the master value is that of a smaller working set: a looser estimate of the hull).
+        Chosen on split seeds 0-9 of ``weakcvx bench peers``: the same labels' accuracy as the
+        default policy at under half its time."""
+        return cls(max_alternations=1, eigen_starts=False, eigen_candidates=False,
+                   label_patience=2)
+
+    @classmethod
     def paper(cls):
         """WellSVM Algorithm 1 as published (Li et al. 2013, §4.1): one violated label a round,
         every master solved to a saddle gap of 1e-4 (up to 20 alternations a round), the
@@ -368,12 +372,9 @@ class RoundPolicy:
                    final_alternations=200, final_tol=1e-4, cuts=1)
 
 
-def _check_driver_options(oracle, max_iter, tol, epsilon, cuts, label_patience=None,
-                          eigen_starts=None):
+def _check_driver_options(oracle, max_iter, tol, epsilon, cuts, label_patience=None):
     if oracle not in ("sorting", "exact"):
         raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
-    if eigen_starts is not None and not isinstance(eigen_starts, (bool, np.bool_)):
-        raise TypeError(f"`eigen_starts` must be a bool or None. Got {eigen_starts!r} instead.")
     for name, number in (("max_iter", max_iter), ("cuts", cuts),
                          ("label_patience", label_patience)):
         if number is None and name != "max_iter":
@@ -453,8 +454,7 @@ def _grow(working_set, mu, cuts, values, threshold, policy):
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=None,
                      max_iter=100, master=None, master_tol=None, max_alternations=None,
                      enumeration_limit=None, patience=3, prune=None, cuts=None, policy=None,
-                     label_patience=None, eigen_starts=None, verbose=0, random_state=0,
-                     callback=None):
+                     label_patience=None, verbose=0, random_state=0, callback=None):
     r"""WellSVM's convex relaxation by label generation (cutting planes + MKL).
 
     Solves ``min_{μ ∈ Δ(B)} max_{α ∈ A} 1ᵀα − ½αᵀ(Σ_b μ_b Q_b)α`` by growing a working set C:
@@ -483,7 +483,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     master : {"mklgl", "cvxpy"} or None
         Master solver. Default: ``"mklgl"`` (fast alternation) with the sorting oracle;
         ``"cvxpy"`` (the SOCP, Clarabel up to 300 points, SCS above) with ``oracle="exact"``.
-    master_tol, max_alternations, prune, cuts, label_patience, eigen_starts :
+    master_tol, max_alternations, prune, cuts, label_patience :
         Override the round's fields of :class:`RoundPolicy` (``None``: its defaults for this
         problem's size). ``master_tol`` also sets the final master's tolerance.
     policy : RoundPolicy or None
@@ -513,12 +513,11 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     >>> res.value <= res.upper_bound
     True
     """
-    _check_driver_options(oracle, max_iter, tol, epsilon, cuts, label_patience, eigen_starts)
+    _check_driver_options(oracle, max_iter, tol, epsilon, cuts, label_patience)
     start = time.perf_counter()
     overrides = {k: v for k, v in dict(tol=tol, master_tol=master_tol, prune=prune, cuts=cuts,
                                          max_alternations=max_alternations,
-                                         label_patience=label_patience,
-                                         eigen_starts=eigen_starts).items()
+                                         label_patience=label_patience).items()
                  if v is not None}
     if policy is None:
         policy = RoundPolicy.for_problem(problem, oracle, **overrides)

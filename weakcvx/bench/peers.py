@@ -174,14 +174,14 @@ def _print_ssl(records, methods, seeds):
 def bench_engine(seeds, sets=SSL_SETS, fraction=0.1):
     """Label generation at costs (1, 0.1), on the same problems: WellSVM Algorithm 1 as
     published (:meth:`RoundPolicy.paper`), the engine's default policy (``solve``'s), and the
-    short schedule of ``S3VM``'s default fit (:data:`ESTIMATOR_SCHEDULE`, at most
+    short schedule of ``S3VM``'s default fit (:meth:`RoundPolicy.estimator`, at most
     ``S3VM_ROUNDS`` rounds)."""
     import weakcvx as wc
-    from weakcvx.cutting_plane import ESTIMATOR_SCHEDULE, RoundPolicy, label_generation
+    from weakcvx.cutting_plane import RoundPolicy, label_generation
     from weakcvx.estimators.s3vm import S3VM_ROUNDS
 
     runs = (("paper", {"policy": RoundPolicy.paper()}), ("default", {}),
-            ("estimator", {**ESTIMATOR_SCHEDULE, "max_iter": S3VM_ROUNDS}))
+            ("estimator", {"policy": RoundPolicy.estimator(), "max_iter": S3VM_ROUNDS}))
     records = []
     for name in tqdm(sets, desc="engine sets", leave=False):
         X, y = wc.datasets.load_uci(name)

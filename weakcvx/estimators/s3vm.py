@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..api import solve
-from ..cutting_plane import ESTIMATOR_SCHEDULE, is_large
+from ..cutting_plane import RoundPolicy, is_large
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
@@ -275,7 +275,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
         its rounded labels are the same in two rounds in a row, after at most ``S3VM_ROUNDS``
         (10) rounds, with the short round schedule
-        :data:`weakcvx.cutting_plane.ESTIMATOR_SCHEDULE` (chosen on split seeds 0-9 of
+        :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (chosen on split seeds 0-9 of
         ``weakcvx bench peers``); 100 alternations for ``"alternating"``. A number: exactly
         the engine's :class:`~weakcvx.cutting_plane.RoundPolicy`, up to that many rounds.
     oracle : {"sorting", "exact"}, default="sorting"
@@ -419,7 +419,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if self.relaxation == "label_generation":
             options["oracle"] = self.oracle
             if self.oracle == "sorting" and self.max_iter is None and not is_large(problem):
-                options.update(ESTIMATOR_SCHEDULE)  # see max_iter
+                options["policy"] = RoundPolicy.estimator()  # see max_iter
         if self.relaxation == "exact":
             options.update(time_limit=self.time_limit, max_nodes=self.max_nodes)
         seed = integer_seed(self.random_state)
