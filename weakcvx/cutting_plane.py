@@ -33,7 +33,7 @@ from .mkl import solve_master
 from .result import SolveResult
 from .rounding import POLISH_TOL, round_scores, supervised_scores
 
-__all__ = ["label_generation", "RoundPolicy", "is_large", "supervised_scores", "round_scores", "round_relaxation"]
+__all__ = ["label_generation", "RoundPolicy", "is_large", "round_relaxation"]
 
 #: Above this many points the driver uses the large-problem defaults (see ``label_generation``).
 #: A round then costs T passes over an n×n label kernel per alternation; measured at n = 2000
