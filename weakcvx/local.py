@@ -484,7 +484,9 @@ def multi_instance_alternating(problem, features=None, initial=None, max_iter=10
     else:
         raise TypeError("`problem.labelset` must be a KeyInstances (MI-SVM) or an InstanceLabels "
                         f"(mi-SVM) label set. Got {type(labelset).__name__} instead.")
+    # every fit exact (1e-6): a key-instance choice moves on small score differences, and the
+    # loose loop of the SSL relabeling stopped one step early on make_mil_roi data
     result = alternating(problem, initial=initial, max_iter=max_iter, tol=tol, verbose=verbose,
-                         random_state=random_state)
+                         random_state=random_state, j_tol=1e-6)
     result.extra["variant"] = variant
     return result
