@@ -234,18 +234,29 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         res = alternating(problem, initial=start)
         best = (res.labels, res.upper_bound, res.alpha)
         ends.append(res.labels)
+        # a candidate equal to the start (often the heaviest label of C is b₀ itself) would
+        # repeat that path with loose fits
+        distinct = [b for b in distinct if not np.array_equal(b, start)]
     elif start is not None and not any(np.array_equal(start, b) for b in distinct):
         distinct.append(np.asarray(start, dtype=float))
-    # polish with loose SVM fits (the labels only need the scores' signs), then the exact J of
-    # each distinct end point, warm-started
+    # polish with loose SVM fits (the labels only need the scores' signs); a loose fit brackets
+    # J(b) between its dual value 1ᵀα − ½αᵀQ_bα (weak duality, α in the box) and its primal
+    # value, so only the end points whose bracket reaches below the best J so far need an
+    # exact J (warm-started), in the order of their loose values
+    brackets = []
     for b in distinct:
         res = alternating(problem, initial=b, max_iter=polish_iter, j_tol=POLISH_TOL)
         if any(np.array_equal(res.labels, e) for e in ends):
             continue
         ends.append(res.labels)
-        value, alpha = problem.J(res.labels, alpha0=res.alpha)
+        lower = float(res.alpha.sum()) - 0.5 * problem.quadratic(res.alpha, res.labels)
+        brackets.append((res.upper_bound, lower, len(brackets), res.labels, res.alpha))
+    for _, lower, _, labels, alpha0 in sorted(brackets, key=lambda t: t[:3]):
+        if best is not None and lower >= best[1]:
+            continue
+        value, alpha = problem.J(labels, alpha0=alpha0)
         if best is None or value < best[1]:
-            best = (res.labels, value, alpha)
+            best = (labels, value, alpha)
     return best
 
 
