@@ -556,9 +556,11 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     for it in range(1, max_iter + 1):
         sol = _master(problem, working_set, alpha, mu, master, policy, random_state,
                       master_tol=round_tol)
-        alpha, mu, value = sol.alpha, sol.mu, sol.value
+        alpha, value = sol.alpha, sol.value
+        # the weights the next round starts from: MKLGL's next alternation at this α
+        mu = sol.mu if sol.mu_next is None else sol.mu_next
         q_hat = float(np.max(sol.quadratics))
-        scores = problem.decision_scores(alpha, working_set, mu)
+        scores = problem.decision_scores(alpha, working_set, sol.mu)
         cuts_found, q_cuts = _violated(problem, sol, working_set, scores, policy, elements)
         if elements is not None:
             # any α of the box certifies 1ᵀα − ½ max_{b∈B} αᵀQ_bα ≤ hull value (minimax): keep

@@ -52,6 +52,10 @@ class MasterSolution:
     n_alternations : int
     converged : bool
     history : list of dict
+    mu_next : ndarray (T,) or None
+        MKLGL: the weights of the next alternation at ``alpha`` (``μ_t ∝ μ_t αᵀQ_tα``), the
+        warm start of a master over the same or a grown working set (with one alternation a
+        round, warm-starting from ``mu`` would never move the weights). ``None``: use ``mu``.
     """
 
     value: float
@@ -62,6 +66,7 @@ class MasterSolution:
     n_alternations: int = 0
     converged: bool = True
     history: list = field(default_factory=list)
+    mu_next: np.ndarray | None = None
 
 
 def _quadratics(R, rows, signs, alpha):
@@ -238,6 +243,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     best.n_alternations = k
     best.converged = converged
     best.history = history
+    norms = best.mu * np.maximum(best.quadratics, 0.0) ** step
+    best.mu_next = norms / norms.sum() if norms.sum() > 0 else best.mu.copy()
     return best
 
 
