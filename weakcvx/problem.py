@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from . import kernels
 from ._validation import check_real
 from .result import SolverError
-from .svm import GRAM_LIMIT, box_qp_cvxpy, solve_box_qp
+from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, solve_box_qp
 
 __all__ = ["WeakLabelProblem"]
 
@@ -116,8 +116,7 @@ class WeakLabelProblem:
         if features is not None:
             check_real(features, "features")
             if sp.issparse(features):
-                X = sp.csr_matrix(features, dtype=float)
-                X.sort_indices()
+                X = _canonical_csr(features)  # no copy of a float64 CSR matrix
                 if not np.all(np.isfinite(X.data)):
                     raise ValueError("`features` must contain only finite values. Got NaN or inf.")
             else:
