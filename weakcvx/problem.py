@@ -14,7 +14,7 @@ from ._validation import check_real
 from .result import SolverError
 from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, solve_box_qp
 
-__all__ = ["WeakLabelProblem"]
+__all__ = ["WeakLabelProblem", "append_constant_feature"]
 
 #: Largest number of dual variables for which :meth:`WeakLabelProblem.J` always refines a
 #: coordinate descent that stopped at ``max_epochs``, falling back on the interior-point
@@ -25,6 +25,51 @@ J_REFERENCE_LIMIT = 300
 #: label generation (german, bags of 8, m = 1000): 67 stopped descents with relative gaps of
 #: 1e-3 (median) to 5e-3 (max); refining them all made the fit 93 s instead of 9.5 s.
 J_LOOSE_GAP = 1e-2
+
+
+def append_constant_feature(X, value):
+    """``[X, value·1]``: the features with a constant column (an offset modelled as a regularised
+    weight, as in LIBLINEAR), as a canonical float64 CSR matrix for sparse ``X``.
+
+    The sparse result is written in one pass into arrays of its final size: ``scipy.sparse.hstack``
+    concatenates and then copies again, two copies of ``X`` alive at once (measured: the peak of
+    a whole linear S3VM fit, 2.18 times the size of X, was that moment).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse matrix
+    value : float
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of shape (n, d + 1)
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> append_constant_feature(sp.csr_matrix([[0.0, 2.0], [3.0, 0.0]]), 1.0).toarray()
+    array([[0., 2., 1.],
+           [3., 0., 1.]])
+    """
+    if not sp.issparse(X):
+        return np.hstack([X, np.full((X.shape[0], 1), value)])
+    X = _canonical_csr(X)
+    n, d = X.shape
+    indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)  # one more entry per row
+    index_dtype = np.int32 if max(d, indptr[-1]) < np.iinfo(np.int32).max else np.int64
+    last = indptr[1:] - 1  # where each row's constant goes: after its sorted columns
+    keep = np.ones(indptr[-1], dtype=bool)
+    keep[last] = False
+    data = np.empty(indptr[-1])
+    data[keep] = X.data
+    data[last] = value
+    indices = np.empty(indptr[-1], dtype=index_dtype)
+    indices[keep] = X.indices
+    indices[last] = d
+    F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n, d + 1))
+    F.has_sorted_indices = True
+    F.has_canonical_format = True
+    return F
 
 
 class WeakLabelProblem:
