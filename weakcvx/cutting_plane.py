@@ -369,8 +369,9 @@ class RoundPolicy:
     def for_problem(cls, problem, oracle="sorting", **overrides):
         """The policy for ``problem``: the defaults above up to ``LARGE_N`` kernel points
         (``LARGE_LINEAR_N`` rows of features), a leaner one above (one start, one cut,
-        pruning at 1%, short polish: a round there costs ``T`` passes over all points), the
-        certified settings with ``oracle="exact"`` (tight master in every round, one cut, no
+        pruning at 1%, short polish: a round there costs ``T`` passes over all points; on
+        features, also two loose alternations a round, four rounds and no relabeling in the
+        polish, chosen on seed 0 of ``weakcvx bench linear``), the certified settings with ``oracle="exact"`` (tight master in every round, one cut, no
         pruning, since the certificate is only as tight as the master's α). ``overrides``
         with value ``None`` are ignored."""
         large = problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)

@@ -268,9 +268,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
         Relative tolerance of the cutting-plane loop. ``None``: WellSVM's 1e-3, or 1e-2 above
-        1,000 points (5,000 for the linear kernel), where the large-problem defaults of
-        :func:`weakcvx.cutting_plane.label_generation` apply; for
-        ``"alternating"``, the solver's own default.
+        1,000 points, where the large-problem defaults of
+        :func:`weakcvx.cutting_plane.label_generation` apply, and 1 (four rounds) above 5,000
+        rows with the linear kernel (:meth:`~weakcvx.cutting_plane.RoundPolicy.for_problem`);
+        for ``"alternating"``, the solver's own default.
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: ``S3VM_ROUNDS`` (10) rounds
         of label generation, the stopping rule of the default (the rounded labels stop
