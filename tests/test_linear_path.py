@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 
 from weakcvx import WeakLabelProblem
+from weakcvx.problem import append_constant_feature
 from weakcvx.cutting_plane import LARGE_LINEAR_N, RoundPolicy
 from weakcvx.labelsets import SemiSupervised
 from weakcvx.mkl import master_cvxpy, master_mklgl
@@ -116,6 +117,39 @@ def test_features_with_duplicates_or_other_formats_are_copied_not_changed():
     c = solve_box_qp(dup, np.arange(30), y, 1.0, tol=1e-9, max_epochs=MAX_EPOCHS)
     d = solve_box_qp(dup.toarray(), np.arange(30), y, 1.0, tol=1e-9, max_epochs=MAX_EPOCHS)
     np.testing.assert_allclose(c.dual_value, d.dual_value, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["canonical", "unsorted", "duplicates", "coo", "dense"])
+def test_append_constant_feature_equals_the_dense_stack(kind):
+    rng = np.random.default_rng(8)
+    D = np.where(rng.random((12, 7)) < 0.4, rng.normal(size=(12, 7)), 0.0)
+    D[3] = 0.0  # an empty row
+    X = sp.csr_matrix(D)
+    if kind == "unsorted":
+        for i in range(12):  # reverse every row's entries
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            X.indices[lo:hi] = X.indices[lo:hi][::-1].copy()
+            X.data[lo:hi] = X.data[lo:hi][::-1].copy()
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+    elif kind == "duplicates":  # D[0, 0] split into two stored entries
+        coo = sp.coo_matrix(D)
+        X = sp.csr_matrix((np.r_[coo.data, 1.0, -1.0], (np.r_[coo.row, 0, 0],
+                                                         np.r_[coo.col, 0, 0])), shape=D.shape)
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+    elif kind == "coo":
+        X = sp.coo_matrix(D)
+    elif kind == "dense":
+        X = D
+    before = X.copy()
+    F = append_constant_feature(X, 0.5)
+    expected = np.hstack([D, np.full((12, 1), 0.5)])
+    if kind == "dense":
+        np.testing.assert_array_equal(F, expected)
+        return
+    assert F.format == "csr" and F.has_canonical_format and F.dtype == np.float64
+    assert np.all(np.diff(F.indices[F.indptr[0]:F.indptr[1]]) > 0)
+    np.testing.assert_allclose(F.toarray(), expected, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal((X != before).toarray(), False)  # X itself unchanged
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -29,7 +29,8 @@ J_LOOSE_GAP = 1e-2
 
 def append_constant_feature(X, value):
     """``[X, value·1]``: the features with a constant column (an offset modelled as a regularised
-    weight, as in LIBLINEAR), as a canonical float64 CSR matrix for sparse ``X``.
+    weight, as in LIBLINEAR), as a canonical float64 CSR matrix for sparse ``X`` (duplicate
+    entries summed).
 
     The sparse result is written in one pass into arrays of its final size: ``scipy.sparse.hstack``
     concatenates and then copies again, two copies of ``X`` alive at once (measured: the peak of
@@ -53,7 +54,9 @@ def append_constant_feature(X, value):
     """
     if not sp.issparse(X):
         return np.hstack([X, np.full((X.shape[0], 1), value)])
-    X = _canonical_csr(X)
+    if X.format != "csr" or X.dtype != np.float64:
+        X = sp.csr_matrix(X, dtype=np.float64)
+    canonical = X.has_canonical_format  # else the result is sorted in place: no second copy
     n, d = X.shape
     indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)  # one more entry per row
     index_dtype = np.int32 if max(d, indptr[-1]) < np.iinfo(np.int32).max else np.int64
@@ -67,8 +70,11 @@ def append_constant_feature(X, value):
     indices[keep] = X.indices
     indices[last] = d
     F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n, d + 1))
-    F.has_sorted_indices = True
-    F.has_canonical_format = True
+    if canonical:
+        F.has_sorted_indices = True
+        F.has_canonical_format = True
+    else:
+        F.sum_duplicates()  # sorts each row; the constant, in column d, stays last
     return F
 
 
