@@ -58,16 +58,16 @@ def append_constant_feature(X, value):
         X = sp.csr_matrix(X, dtype=np.float64)
     canonical = X.has_canonical_format  # else the result is sorted in place: no second copy
     n, d = X.shape
-    indptr = X.indptr + np.arange(n + 1, dtype=X.indptr.dtype)  # one more entry per row
+    indptr = X.indptr.astype(np.int64) + np.arange(n + 1)  # one more entry per row
     index_dtype = np.int32 if max(d, indptr[-1]) < np.iinfo(np.int32).max else np.int64
     last = indptr[1:] - 1  # where each row's constant goes: after its sorted columns
     keep = np.ones(indptr[-1], dtype=bool)
     keep[last] = False
     data = np.empty(indptr[-1])
-    data[keep] = X.data
+    data[keep] = X.data[:X.indptr[-1]]  # arrays may hold spare room past the last row
     data[last] = value
     indices = np.empty(indptr[-1], dtype=index_dtype)
-    indices[keep] = X.indices
+    indices[keep] = X.indices[:X.indptr[-1]]
     indices[last] = d
     F = sp.csr_matrix((data, indices, indptr.astype(index_dtype, copy=False)), shape=(n, d + 1))
     if canonical:
