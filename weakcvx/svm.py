@@ -786,9 +786,9 @@ def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, sh
 
 def _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha, tol, max_epochs, seed, shrinking,
                backend):
-    """Coordinate descent through the factor: the NumPy twin, the CSR kernel with transposed
-    weights when every label uses the same rows (sign vectors), the general CSR kernel, or the
-    dense one. ``alpha`` is updated in place; returns ``(epochs, converged)``."""
+    """Coordinate descent through the factor: the NumPy twin, the CSR kernel with weights split
+    into shared and per-label parts when every label uses the same rows (sign vectors), the
+    general CSR kernel, or the dense one. ``alpha`` is updated in place; returns ``(epochs, converged)``."""
     qd = _diagonal(row_norms_sq, rows, signs, mu)
     if backend == "numba" and sp.issparse(R) and rows.shape[0] > 1 and np.all(rows == rows[0]):
         return _cd_shared_rows(R, rows, signs, mu, c, qd, alpha, tol, max_epochs, seed,
