@@ -18,7 +18,6 @@ solver's ``w`` is above it.
 from __future__ import annotations
 
 import logging
-import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -168,8 +167,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     tol : float
         Relative saddle-gap tolerance.
     max_alternations : int
-        Cap on the alternations (≈ 5 per cutting-plane round is enough on large linear problems:
-        docs/design.rst §3.3).
+        Cap on the alternations (two a cutting-plane round on large problems:
+        :meth:`weakcvx.cutting_plane.RoundPolicy.for_problem`).
     step : float
         Exponent of the μ update ``μ_t ← μ_t (αᵀQ_tα)^step / Σ_s …``. ``step=0.5`` is MKLGL's
         closed form (``μ_t ∝ ‖f_t‖``); every step has the same fixed points (all weighted

@@ -269,9 +269,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
         Relative tolerance of the cutting-plane loop. ``None``: WellSVM's 1e-3, or 1e-2 above
-        1,000 points (5,000 for the linear kernel), where the large-problem defaults of
-        :func:`weakcvx.cutting_plane.label_generation` apply; for
-        ``"alternating"``, the solver's own default.
+        1,000 points, where the large-problem defaults of
+        :func:`weakcvx.cutting_plane.label_generation` apply, and 1 (four rounds) above 5,000
+        rows with the linear kernel (:meth:`~weakcvx.cutting_plane.RoundPolicy.for_problem`);
+        for ``"alternating"``, the solver's own default.
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
         its rounded labels are the same in two rounds in a row, after at most ``S3VM_ROUNDS``
