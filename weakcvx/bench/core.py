@@ -244,9 +244,9 @@ def bench_linear(quick=False):
 
 
 def bench_ssl_uci(quick=False):
-    """WellSVM Table 3 protocol: 75%/25% train/test, 10% of the training points labeled, RBF
-    kernel, default parameters (C = 1, C_unlabeled = 0.1, gamma = 1/mean squared distance); the
-    supervised SVM baseline is the same model trained on the labeled points only."""
+    """WellSVM Table 3 protocol: 75%/25% train/test, 10% of the training points labeled (a
+    random draw with both classes, not stratified), RBF kernel, ``S3VM``'s default parameters;
+    the supervised SVM baseline is the same model trained on the labeled points only."""
     from sklearn.model_selection import train_test_split
 
     from weakcvx import S3VM, datasets
