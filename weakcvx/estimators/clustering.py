@@ -87,9 +87,10 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     n_init : int, default=3
         Starts, in this order: one k-means run (a single init, ``random_state``), the two
         leading principal directions of the kernel, then random balanced labelings (with
-        ``kernel="precomputed"`` no k-means start). Chosen on the same data: these three
-        starts beat the two principal directions with five random starts, at under half the
-        time.
+        ``kernel="precomputed"`` no k-means start). Measured on the data ``C`` was chosen on:
+        3 / 6 / 10 starts, mean accuracy 0.897 / 0.901 / 0.905 at a median 24 / 53 / 98 times
+        one k-means fit (at most 600 points); on the larger WellSVM Table 11 sets 6 starts took
+        a median 92 k-means fits against 35 for 3, for the same accuracy (0.621 / 0.622).
     tol : float, default=1e-3
     max_iter : int or None, default=None
         Maximum cutting-plane rounds per start (or alternations). ``None``: ``MMC_ROUNDS`` (5)
