@@ -21,7 +21,8 @@ from sklearn.utils import check_random_state
 
 from .svm import solve_box_qp
 
-__all__ = ["round_scores", "supervised_scores", "best_of_starts", "POLISH_TOL"]
+__all__ = ["round_scores", "supervised_scores", "best_of_starts", "initial_labelings",
+           "POLISH_TOL"]
 
 #: Projected-gradient tolerance of the SVM fits inside the rounding's polish; the labels it
 #: ends at get an exact ``J`` (default tolerance) afterwards.
@@ -69,7 +70,7 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
-def _starts(problem, n_init, random_state):
+def initial_labelings(problem, n_init, random_state):
     """Starting labelings for problems without fixed labels (clustering): the signs of the
     leading principal directions of the kernel factor, then random feasible labelings."""
     rng = check_random_state(random_state)
@@ -123,7 +124,7 @@ def best_of_starts(run, problem, n_init=None, random_state=0, verbose=0, **optio
     start = time.perf_counter()
     best = None
     bound = -np.inf  # the best certified lower bound over the starts
-    for k, b0 in enumerate(_starts(problem, n_init, random_state)):
+    for k, b0 in enumerate(initial_labelings(problem, n_init, random_state)):
         res = run(problem, initial=b0, random_state=random_state, verbose=verbose, **options)
         res.extra["start"] = k
         if res.certified:

@@ -10,7 +10,8 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..api import _starts, solve
+from ..api import solve
+from ..rounding import initial_labelings
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
@@ -40,7 +41,7 @@ def clustering_starts(X, problem, n_init, random_state):
     of the kernel's leading principal directions, then random balanced labelings."""
     starts = [] if X is None else [kmeans_start(X, problem.labelset, random_state)]
     if n_init > len(starts):
-        starts += _starts(problem, n_init - len(starts), random_state)
+        starts += initial_labelings(problem, n_init - len(starts), random_state)
     return starts[:n_init]
 
 
