@@ -469,3 +469,42 @@ def test_positive_cost_is_a_class_weight_with_one_instance_per_bag(params):
     # and the weight matters here: the unweighted SVM is a different w
     plain = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, **params).fit(bags, y)
     assert np.abs(plain.coef_ - clf.coef_).max() > 0.05 * np.abs(ref.coef_).max()
+
+
+# -- issue 19: properties of the defaults on data where the MIL assumption holds ---------------
+def _instance_svc_bag_accuracy(bags, y, test, y_test):
+    """Single-instance baseline: an SVC on the instances labeled with their bag's label; a test
+    bag is positive when its best instance scores positive."""
+    X, _ = _stack(bags)
+    svc = SVC(C=10.0, gamma="scale").fit(X, np.repeat(y, [len(b) for b in bags]))
+    scores = np.array([svc.decision_function(b).max() for b in test])
+    return np.mean((scores > 0) == (y_test == 1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_defaults_beat_a_single_instance_svc_and_find_the_true_keys(seed):
+    """One key among 6-12 instances per positive bag: labeling every instance with its bag's
+    label makes most positive examples background, so the single-instance SVC calls negative
+    bags positive; the MIL model's keys are the true positive instances."""
+    kw = dict(bag_size=(6, 12), n_key=1, n_features=5)
+    bags, y, keys = make_mil_roi(n_bags=40, random_state=seed, **kw)
+    test, y_test, _ = make_mil_roi(n_bags=200, random_state=500 + seed, **kw)
+    clf = MultiInstanceSVM(random_state=0).fit(bags, y)
+    positive = np.flatnonzero(y == 1)
+    hit = np.mean([keys[i][k] for i, k in zip(positive, clf.key_instances_)])
+    assert hit >= 0.9
+    acc = np.mean(clf.predict(test) == y_test)
+    assert acc >= _instance_svc_bag_accuracy(bags, y, test, y_test) + 0.05
+    assert acc >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_label_generation_objective_is_not_above_alternating_from_the_same_start(seed):
+    """The rounding of the relaxation keeps the alternating heuristic's end point from the
+    search's first key choice among its candidates, so J of the default fit is never above
+    MI-SVM's (both start from the same keys)."""
+    bags, y = _overlapping_bags(30, seed=seed)
+    lg = MultiInstanceSVM(random_state=0).fit(bags, y)
+    alt = MultiInstanceSVM(relaxation="alternating", random_state=0).fit(bags, y)
+    assert lg.objective_ <= alt.objective_ * (1 + 1e-4)
+    assert KeyInstances(_stack(bags)[1], y).contains(lg.result_.labels)
