@@ -40,8 +40,9 @@ seeds (10-fold bag accuracy), under load on the shared 2-core machine:
   1e-4: Musk1 0.864 against 0.862 (gamma twice "scale"), 17x against 25x one SVC fit; 5
   alternations to 1e-3: Musk1 0.860 against 0.854 (C = 1, C_1 = 4 C) at 17x against 20x, 0.848
   against 0.857 (C = 2, C_1 = 4 C) at 18x against 25x. Rounds (``MIL_ROUNDS``) 3 instead of 5:
-  Musk1 0.852 against 0.848, Elephant 0.792 against 0.798 (seeds 13-15), Musk2 0.873 both;
-  5 stays.
+  Musk1 0.852 against 0.848 at 15x against 18x, Elephant 0.792 against 0.798 (seeds 13-15),
+  Musk2 0.873 both; so 3. (With 5 rounds the seeds table over CV seeds 0-9 measured Musk1 at
+  25x one SVC fit under load, above the issue's 20x.)
 
 Then, as before, the preprocessing protocols on CV seed 0 (standardization, or standardization
 or a quantile map to a normal distribution chosen per outer fold by inner CV on the training
