@@ -2,55 +2,19 @@
 
 from __future__ import annotations
 
-import numbers
-import time
 import warnings
 
-import numpy as np
-from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from .cutting_plane import label_generation
 from .exact import enumerate_optimum
 from .local import alternating
 from .problem import WeakLabelProblem
+from .rounding import best_of_starts
 
 __all__ = ["solve", "METHODS"]
 
 METHODS = ("label_generation", "sdp", "exact", "alternating")
-
-
-def _starts(problem, n_init, random_state):
-    """Starting labelings for problems without fixed labels (clustering): the signs of the
-    leading principal directions of the kernel factor, then random feasible labelings."""
-    rng = check_random_state(random_state)
-    starts = []
-    if problem.gram is not None:
-        # the same directions from the centred kernel H K H = U diag(s²) Uᵀ
-        K = problem.gram
-        col_mean = K.mean(axis=0)
-        Kc = K - col_mean[None, :] - col_mean[:, None] + col_mean.mean()
-        vals, vecs = np.linalg.eigh(Kc) if K.shape[0] <= 200 else \
-            eigsh(Kc, k=2, which="LA", v0=np.random.default_rng(0).standard_normal(K.shape[0]))
-        order = np.argsort(vals)[::-1]
-        for k in order[:min(2, n_init)]:
-            starts.append(problem.labelset.initial(
-                scores=vecs[:, k] * np.sqrt(max(vals[k], 0.0))))
-        while len(starts) < n_init:
-            starts.append(problem.labelset.initial(random_state=rng))
-        return starts[:n_init]
-    R = problem.factor
-    if problem.kernel is not None or not hasattr(R, "tocsr"):
-        R = np.asarray(R)
-        Rc = R - R.mean(axis=0)
-        # principal directions of the centred factor = leading eigenvectors of the centred kernel
-        U, s, _ = np.linalg.svd(Rc, full_matrices=False)
-        for k in range(min(2, U.shape[1], n_init)):
-            starts.append(problem.labelset.initial(scores=U[:, k] * s[k]))
-    while len(starts) < n_init:
-        starts.append(problem.labelset.initial(random_state=rng))
-    return starts[:n_init]
 
 
 def solve(problem, method="label_generation", n_init=None, random_state=0, verbose=0, **options):
@@ -118,34 +82,10 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
             return exact.branch_and_bound(problem, verbose=verbose, **options)
         return enumerate_optimum(problem, verbose=verbose, **options)
 
-    cc = problem.labelset.count_constraints()
-    free_start = cc is None or not np.any(np.asarray(cc[0]) != 0)
-    if n_init is None:
-        n_init = 10 if free_start and "initial" not in options else 1
-    if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
-        raise ValueError(f"`n_init` must be a positive integer. Got {n_init!r} instead.")
     run = label_generation if method == "label_generation" else alternating
-    if n_init == 1 or "initial" in options:
-        return _warn_if_stopped(run(problem, random_state=random_state, verbose=verbose,
-                                    **options))
-    start = time.perf_counter()
-    best = None
-    bound = -np.inf  # the best certified lower bound over the starts
-    for k, b0 in enumerate(_starts(problem, n_init, random_state)):
-        res = run(problem, initial=b0, random_state=random_state, verbose=verbose, **options)
-        res.extra["start"] = k
-        if res.certified:
-            bound = max(bound, res.value)
-        if best is None or res.upper_bound < best.upper_bound:
-            best = res
-    if best.certified and bound > best.value:
-        # every start's certified value bounds the same hull value from below: report the
-        # largest (the labels stay those with the lowest J)
-        best.extra["value_of_start"] = best.value
-        best.value = bound
-    best.extra["n_init"] = n_init
-    best.seconds = time.perf_counter() - start
-    return _warn_if_stopped(best)
+    return _warn_if_stopped(best_of_starts(run, problem, n_init=n_init,
+                                           random_state=random_state, verbose=verbose,
+                                           **options))
 
 
 def _warn_if_stopped(result):

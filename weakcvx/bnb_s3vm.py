@@ -74,6 +74,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import one_blas_thread
 from .labelsets import SemiSupervised
 from .result import SolveResult, SolverError
 
@@ -141,9 +142,7 @@ def _one_blas_thread():
     """The node systems are small (m ≲ a few hundred): multi-threaded BLAS only adds overhead
     there, and on a shared 2-core machine it made each node 4x slower (measured on two moons,
     100 unlabeled points). Limit BLAS to one thread for the duration of a call."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 def _line_search(a, c, m, g, C):

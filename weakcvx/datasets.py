@@ -27,6 +27,7 @@ __all__ = [
     "make_gap_clusters",
     "make_clustering_blobs",
     "make_elongated_clusters",
+    "make_topic_text",
     "make_llp_toy",
     "make_mil_roi",
     "make_bags",
@@ -403,6 +404,141 @@ def make_elongated_clusters(n_samples=100, n_features=2, gap=1.0, random_state=N
     gap = _check_real("gap", gap, 0.0)
     rng = check_random_state(random_state)
     return _parallel_clusters(n_samples, n_features, gap, rng)
+
+
+# Shape of the document lengths of make_topic_text: 1 + Poisson(Gamma(shape, mean / shape)), a
+# negative binomial with coefficient of variation about 1/sqrt(shape) for long documents.
+_LENGTH_SHAPE = 2.0
+
+
+def _zipf_cdf(n_words, exponent):
+    """Cumulative probabilities of ranks 1..n_words under Zipf's law ``p_r ∝ r^-exponent``."""
+    p = np.arange(1, n_words + 1, dtype=np.float64) ** -exponent
+    cdf = np.cumsum(p)
+    return cdf / cdf[-1]
+
+
+def _check_labeled_count(n_labeled, labeled_fraction, n_samples):
+    """The number of revealed labels from exactly one of ``n_labeled`` / ``labeled_fraction``
+    (both ``None``: 1%), at least 2 so that each class has one."""
+    if n_labeled is not None and labeled_fraction is not None:
+        raise ValueError("Give `n_labeled` or `labeled_fraction`, not both. Got "
+                         f"n_labeled={n_labeled!r}, labeled_fraction={labeled_fraction!r}.")
+    if n_labeled is not None:
+        return _check_int("n_labeled", n_labeled, 2, n_samples)
+    fraction = 0.01 if labeled_fraction is None else labeled_fraction
+    fraction = _check_real("labeled_fraction", fraction, 0.0, 1.0)
+    return min(n_samples, max(2, _round_half_up(fraction * n_samples)))
+
+
+def make_topic_text(n_samples=1000, n_features=2000, n_labeled=None, labeled_fraction=None,
+                    topic_size=None, topic_weight=0.1, mean_length=60.0, zipf_exponent=1.0,
+                    weighting="tfidf", random_state=None):
+    """Sparse bag-of-words documents whose two classes have their own topic vocabularies.
+
+    Generative model. The vocabulary is ``n_features`` words. A shared background
+    distribution gives the word of popularity rank ``r`` the probability ``∝ r^-zipf_exponent``
+    (Zipf's law), the ranks being a random permutation of the words. Each class ``k`` has a
+    topic: ``topic_size`` words of its own (the two topics are disjoint), with Zipf
+    probabilities of the same exponent within the topic. A document of class ``k`` has length
+    ``L = 1 + Poisson(G)``, ``G ~ Gamma(2, (mean_length - 1) / 2)`` (so lengths vary widely, as
+    in real text), and each of its ``L`` tokens is drawn from topic ``k`` with probability
+    ``topic_weight`` and from the background otherwise. A row holds the word counts ``tf``, or
+    ``tf · idf`` with scikit-learn's smoothed ``idf_j = ln((1 + n) / (1 + df_j)) + 1``, scaled
+    to unit Euclidean norm.
+
+    Unlike a planted random separator, the class signal sits in a few hundred rare words
+    beside a heavy shared vocabulary, and short documents carry almost none of it: a
+    classifier trained on a few labeled rows sees few of the topic words, while the
+    unlabeled rows show which words occur together.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of documents, split evenly between the classes (the -1 class gets the extra
+        one when odd); at least 2.
+    n_features : int, default=2000
+        Vocabulary size, at least ``2 * topic_size + 1``.
+    n_labeled : int or None, default=None
+        Number of documents whose label is revealed in ``y_known``, split evenly between the
+        classes; at least 2. Give this or ``labeled_fraction``.
+    labeled_fraction : float in [0, 1] or None, default=None
+        The same as a fraction of ``n_samples`` (rounded half up, at least 2). When both are
+        ``None``: 0.01.
+    topic_size : int or None, default=None
+        Words in each class topic; ``None``: ``max(1, n_features // 20)``.
+    topic_weight : float in [0, 1], default=0.1
+        Probability that a token comes from its class topic.
+    mean_length : float, default=60.0
+        Mean number of tokens per document, at least 1.
+    zipf_exponent : float, default=1.0
+        Exponent of Zipf's law, in the background and within a topic; >= 0 (0: uniform).
+    weighting : {"tfidf", "tf"}, default="tfidf"
+        Row weighting before the L2 normalisation.
+    random_state : int, RandomState instance or None, default=None
+        Seed or generator, through :func:`sklearn.utils.check_random_state`.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        float64 rows of unit norm, sorted int32 column indices, in random order.
+    y_true : ndarray of shape (n_samples,)
+        Labels in {-1, +1}.
+    y_known : ndarray of shape (n_samples,)
+        ``y_true`` on the revealed documents, 0 elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.datasets import make_topic_text
+    >>> X, y_true, y_known = make_topic_text(200, 500, n_labeled=10, random_state=0)
+    >>> X.shape, X.format, int((y_known != 0).sum()), int((y_true == 1).sum())
+    ((200, 500), 'csr', 10, 100)
+    >>> bool(np.allclose(np.sqrt(X.multiply(X).sum(axis=1)), 1.0))
+    True
+    """
+    import scipy.sparse as sp
+
+    n_samples = _check_int("n_samples", n_samples, 2)
+    n_labeled = _check_labeled_count(n_labeled, labeled_fraction, n_samples)
+    n_features = _check_int("n_features", n_features, 3)
+    topic_size = (max(1, n_features // 20) if topic_size is None
+                  else _check_int("topic_size", topic_size, 1, (n_features - 1) // 2))
+    topic_weight = _check_real("topic_weight", topic_weight, 0.0, 1.0)
+    mean_length = _check_real("mean_length", mean_length, 1.0)
+    zipf_exponent = _check_real("zipf_exponent", zipf_exponent, 0.0)
+    if weighting not in ("tfidf", "tf"):
+        raise ValueError(f"`weighting` must be 'tfidf' or 'tf'. Got {weighting!r} instead.")
+    rng = check_random_state(random_state)
+
+    words = rng.permutation(n_features)  # words[r]: the word of background rank r
+    topics = rng.permutation(n_features)[:2 * topic_size].reshape(2, topic_size)
+    n_pos, n_neg = _split_counts(n_samples)
+    y_true = rng.permutation(np.concatenate([np.ones(n_pos, dtype=np.int64),
+                                             -np.ones(n_neg, dtype=np.int64)]))
+    lengths = 1 + rng.poisson(rng.gamma(_LENGTH_SHAPE, (mean_length - 1.0) / _LENGTH_SHAPE,
+                                        n_samples))
+    doc = np.repeat(np.arange(n_samples), lengths)
+    from_topic = rng.random(doc.size) < topic_weight
+    token = words[np.searchsorted(_zipf_cdf(n_features, zipf_exponent), rng.random(doc.size))]
+    rank = np.searchsorted(_zipf_cdf(topic_size, zipf_exponent),
+                           rng.random(int(from_topic.sum())))
+    token[from_topic] = topics[(y_true[doc[from_topic]] > 0).astype(np.intp), rank]
+    # duplicates (doc, word) are summed: the counts tf
+    X = sp.csr_matrix((np.ones(doc.size), (doc, token)), shape=(n_samples, n_features))
+    X.sum_duplicates()
+    if weighting == "tfidf":
+        df = np.bincount(X.indices, minlength=n_features)
+        X.data *= (np.log((1.0 + n_samples) / (1.0 + df)) + 1.0)[X.indices]
+    norms = np.sqrt(np.add.reduceat(X.data**2, X.indptr[:-1]))  # every row has a token
+    X.data /= np.repeat(norms, np.diff(X.indptr))
+    X.indices = X.indices.astype(np.int32, copy=False)
+    X.indptr = X.indptr.astype(np.int32, copy=False)
+
+    n_lab_pos, n_lab_neg = _split_counts(n_labeled)
+    labeled_pos = rng.choice(np.flatnonzero(y_true == 1), n_lab_pos, replace=False)
+    labeled_neg = rng.choice(np.flatnonzero(y_true == -1), n_lab_neg, replace=False)
+    return X, y_true, _known_labels(y_true, labeled_pos, labeled_neg)
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,7 +24,9 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from .cutting_plane import label_generation
 from .result import SolveResult
+from .rounding import best_of_starts
 
 __all__ = ["enumerate_optimum", "branch_and_bound"]
 
@@ -479,12 +481,10 @@ def _seed(problem, incumbent, random_state):
     if isinstance(incumbent, str) and incumbent == "none":
         return None, np.inf, "none"
     if incumbent is None:
-        from .api import solve  # lazy: api imports this module
-
         with warnings.catch_warnings():  # the seed's J is an upper bound either way
             warnings.simplefilter("ignore", ConvergenceWarning)
-            res = solve(problem, method="label_generation", random_state=random_state,
-                        max_iter=SEED_MAX_ITER)
+            res = best_of_starts(label_generation, problem, random_state=random_state,
+                                 max_iter=SEED_MAX_ITER)
         return np.asarray(res.labels, dtype=float), float(res.upper_bound), "label_generation"
     if isinstance(incumbent, SolveResult):
         labels, source = incumbent.labels, f"SolveResult({incumbent.method})"

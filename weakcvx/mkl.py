@@ -18,7 +18,6 @@ solver's ``w`` is above it.
 from __future__ import annotations
 
 import logging
-import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -52,6 +51,10 @@ class MasterSolution:
     n_alternations : int
     converged : bool
     history : list of dict
+    mu_next : ndarray (T,) or None
+        MKLGL: the weights of the next alternation at ``alpha`` (``μ_t ∝ μ_t αᵀQ_tα``), the
+        warm start of a master over the same or a grown working set (with one alternation a
+        round, warm-starting from ``mu`` would never move the weights). ``None``: use ``mu``.
     """
 
     value: float
@@ -62,6 +65,7 @@ class MasterSolution:
     n_alternations: int = 0
     converged: bool = True
     history: list = field(default_factory=list)
+    mu_next: np.ndarray | None = None
 
 
 def _quadratics(R, rows, signs, alpha):
@@ -163,8 +167,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     tol : float
         Relative saddle-gap tolerance.
     max_alternations : int
-        Cap on the alternations (≈ 5 per cutting-plane round is enough on large linear problems:
-        docs/design.rst §3.3).
+        Cap on the alternations (two a cutting-plane round on large problems:
+        :meth:`weakcvx.cutting_plane.RoundPolicy.for_problem`).
     step : float
         Exponent of the μ update ``μ_t ← μ_t (αᵀQ_tα)^step / Σ_s …``. ``step=0.5`` is MKLGL's
         closed form (``μ_t ∝ ‖f_t‖``); every step has the same fixed points (all weighted
@@ -238,6 +242,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     best.n_alternations = k
     best.converged = converged
     best.history = history
+    norms = best.mu * np.maximum(best.quadratics, 0.0) ** step
+    best.mu_next = norms / norms.sum() if norms.sum() > 0 else best.mu.copy()
     return best
 
 

@@ -30,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from . import kernels
-from .cutting_plane import round_scores
+from .rounding import round_scores
 from .labelsets import Clustering, Proportions, SemiSupervised
 from ._solvers import SDP_ORDER, solve_in_order, solver_order
 from .result import SolveResult

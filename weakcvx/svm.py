@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.extmath import row_norms
 
 from weakcvx.result import SolverError
 
@@ -120,34 +121,58 @@ class BoxQPSolution:
 #: Attribute under which a validated canonical CSR factor keeps its squared row norms, so that the
 #: outer loops (MKL alternations, cutting-plane rounds) do not re-validate a large sparse matrix
 #: on every call (measured: 11 s of a 266 s fit on 100k x 20k rows). The library never modifies
-#: a factor in place.
+#: a factor in place; the cache also holds the sum of the stored values, checked on every call
+#: (one read-only pass), so that a matrix its owner changed in place is validated again.
 _ROW_NORMS_ATTR = "_weakcvx_row_norms_sq"
+
+
+def _coordinate_seed(random_state):
+    """The LCG seed of the coordinate order: an integer seed maps to itself (mod the LCG's
+    modulus, never 0) without building a RandomState (0.1 ms, paid by every box QP of a
+    label-generation run); a RandomState or None draws one."""
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool) \
+            and random_state >= 0:
+        return int(random_state) % (_LCG_MODULUS - 1) + 1
+    return int(check_random_state(random_state).randint(1, _LCG_MODULUS))
+
+
+def _canonical_csr(matrix):
+    """``matrix`` itself when it is a float64 CSR matrix with sorted indices and no duplicates,
+    else a converted copy (other sparse formats, dtypes, or duplicate entries; never densified).
+    A large feature matrix is used in place: a copy of it is as large as the data (measured: a
+    copy per solve made 8 s of a 128 s fit on 100k x 20k rows)."""
+    if matrix.format == "csr" and matrix.dtype == np.float64 and matrix.has_canonical_format:
+        return matrix
+    R = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    R.sum_duplicates()  # also sorts the indices
+    return R
+
+
+def _check_sparse_factor(factor):
+    """``(R, row_norms_sq)`` for a sparse factor: :func:`_canonical_csr`, finite values, squared
+    row norms (cached on ``R``)."""
+    if factor.ndim != 2:
+        raise ValueError(f"`factor` must be 2-D. Got shape {factor.shape} instead.")
+    R = _canonical_csr(factor)
+    total = float(R.data.sum())
+    cached = getattr(R, _ROW_NORMS_ATTR, None)
+    if cached is not None and cached[0] == total and cached[1].shape == (R.shape[0],):
+        return R, cached[1]
+    # the sum of finite entries is finite unless it overflows (|x| ~ 1e300)
+    if not np.isfinite(total) and not np.all(np.isfinite(R.data)):
+        raise ValueError("`factor` must contain only finite values. Got NaN or inf instead.")
+    row_norms_sq = row_norms(R, squared=True)  # no n×d temporary, unlike R.multiply(R)
+    try:
+        setattr(R, _ROW_NORMS_ATTR, (total, row_norms_sq))
+    except AttributeError:  # pragma: no cover - a subclass with __slots__
+        pass
+    return R, row_norms_sq
 
 
 def _check_factor(factor):
     """Return ``(R, row_norms_sq)`` with R a C-contiguous float64 array or a canonical CSR."""
-    cached = getattr(factor, _ROW_NORMS_ATTR, None)
-    if cached is not None and sp.issparse(factor) and cached.shape == (factor.shape[0],):
-        return factor, cached
     if sp.issparse(factor):
-        if factor.ndim != 2:
-            raise ValueError(f"`factor` must be 2-D. Got shape {factor.shape} instead.")
-        # Other sparse formats are converted (a sparse copy, never densified).
-        R = sp.csr_matrix(factor, dtype=np.float64)
-        if not R.has_canonical_format:
-            R = R.copy()
-            R.sum_duplicates()
-        if not np.all(np.isfinite(R.data)):
-            raise ValueError("`factor` must contain only finite values. Got NaN or inf instead.")
-        row_norms_sq = np.asarray(R.multiply(R).sum(axis=1), dtype=np.float64).ravel()
-        if R.format == "csr":
-            try:
-                setattr(R, _ROW_NORMS_ATTR, row_norms_sq)
-                if factor is not R and factor.format == "csr" and factor.data is R.data:
-                    setattr(factor, _ROW_NORMS_ATTR, row_norms_sq)
-            except AttributeError:  # pragma: no cover - a subclass with __slots__
-                pass
-        return R, row_norms_sq
+        return _check_sparse_factor(factor)
     R = np.asarray(factor)
     if R.ndim != 2:
         raise ValueError(
@@ -594,13 +619,28 @@ def _explicit_label_kernel(gram, rows, signs, mu):
 
 
 @numba.njit(cache=True)
-def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, tol, max_epochs,
-                   seed, shrinking):
-    """:func:`_cd_csr` when every label uses the same row for a dual variable (sign vectors):
-    the weights are stored transposed, ``WT[j, t]``, so one non-zero of ``x_i`` meets the ``T``
-    weights it multiplies in one contiguous (vectorisable) run instead of ``T`` scattered loads.
-    Same coordinate order and updates as :func:`_cd_csr`."""
+def _cd_csr_shared(indptr, indices, data, row_of, signsT, same, mu, c, qd, alpha, u, ZT, tol,
+                   max_epochs, seed, shrinking):
+    """:func:`_cd_csr` when every label uses the same row for a dual variable (sign vectors).
+
+    The weights are split as ``w_t = u + z_t``: ``u`` gathers the dual variables on which every
+    label has the same sign (``same[i]``), ``z_t`` the others. For such an ``i`` (most of them:
+    the labels of a working set differ on few points) the gradient and the update touch ``u``
+    and ``z̄ = Σ_t μ_t z_t`` only, as for one label::
+
+        G_i = s_i x_i·(Σ_t μ_t u + z̄) − 1,   u += δ s_i x_i
+
+    and for the others ``G_i = x_i·(Σ_t μ_t s_ti (u + z_t)) − 1``, ``z_t += δ s_ti x_i``,
+    ``z̄ += δ (Σ_t μ_t s_ti) x_i``, with ``z`` stored transposed (``ZT[j, t]``) so that one
+    non-zero meets its ``T`` weights in one contiguous run. Same coordinate order and the same
+    iterates as :func:`_cd_csr` up to rounding. An epoch costs one label's on the agreeing
+    points and ``T + 1`` on the others, instead of ``T`` everywhere (measured on 100k x 20k
+    sparse rows at tol 0.1: four labels that differ from the first on 3,000 points each,
+    0.53 s against 0.33 s for one label). ``z̄`` is the last column of ``ZT``."""
     m, n_labels = signsT.shape
+    mu_sum = 0.0
+    for t in range(n_labels):
+        mu_sum += mu[t]
     coef = np.empty(n_labels)
     index = np.arange(m)
     active = m
@@ -614,15 +654,24 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
         while s < active:
             i = index[s]
             row = row_of[i]
-            for t in range(n_labels):
-                coef[t] = mu[t] * signsT[i, t]
             g = -1.0
-            for p in range(indptr[row], indptr[row + 1]):
-                col = indices[p]
-                acc = 0.0
+            mixed = 0.0  # Σ_t μ_t s_ti
+            if same[i]:
+                s_i = signsT[i, 0]
+                if s_i != 0.0:
+                    for p in range(indptr[row], indptr[row + 1]):
+                        col = indices[p]
+                        g += s_i * data[p] * (mu_sum * u[col] + ZT[col, n_labels])
+            else:
                 for t in range(n_labels):
-                    acc += coef[t] * WT[col, t]
-                g += data[p] * acc
+                    coef[t] = mu[t] * signsT[i, t]
+                    mixed += coef[t]
+                for p in range(indptr[row], indptr[row + 1]):
+                    col = indices[p]
+                    acc = mixed * u[col]
+                    for t in range(n_labels):
+                        acc += coef[t] * ZT[col, t]
+                    g += data[p] * acc
             a = alpha[i]
             shrink, pg = _projected_gradient(a, g, c[i], pg_max_old, pg_min_old, shrinking)
             if shrink:
@@ -634,11 +683,17 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
-                    for p in range(indptr[row], indptr[row + 1]):
-                        col = indices[p]
-                        step = delta * data[p]
-                        for t in range(n_labels):
-                            WT[col, t] += step * signsT[i, t]
+                    if same[i]:
+                        step = delta * signsT[i, 0]
+                        for p in range(indptr[row], indptr[row + 1]):
+                            u[indices[p]] += step * data[p]
+                    else:
+                        for p in range(indptr[row], indptr[row + 1]):
+                            col = indices[p]
+                            step = delta * data[p]
+                            for t in range(n_labels):
+                                ZT[col, t] += step * signsT[i, t]
+                            ZT[col, n_labels] += step * mixed
             s += 1
         epoch += 1
         if pg_max - pg_min < tol:
@@ -649,6 +704,21 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, mu, c, qd, alpha, WT, 
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
     return epoch, False
+
+
+def _cd_shared_rows(R, rows, signs, mu, c, qd, alpha, tol, max_epochs, seed, shrinking):
+    """Run :func:`_cd_csr_shared`: split the dual variables by whether all labels agree, and
+    start ``u`` and ``z`` from ``alpha``. ``alpha`` is updated in place."""
+    same = np.all(signs == signs[0], axis=0)
+    split = np.where(same, alpha, 0.0)
+    u = _weights_from_alpha(R, rows[:1], signs[:1], split)[0]
+    Z = _weights_from_alpha(R, rows, signs, alpha - split)
+    ZT = np.empty((R.shape[1], rows.shape[0] + 1))
+    ZT[:, :-1] = Z.T
+    ZT[:, -1] = mu @ Z
+    return _cd_csr_shared(R.indptr, R.indices, R.data, np.ascontiguousarray(rows[0]),
+                          np.ascontiguousarray(signs.T), same, mu, c, qd, alpha, u, ZT, tol,
+                          max_epochs, seed, shrinking)
 
 
 def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking):
@@ -726,18 +796,17 @@ def _box_qp_numpy(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, sh
 
 def _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha, tol, max_epochs, seed, shrinking,
                backend):
-    """Coordinate descent through the factor: the NumPy twin, the CSR kernel with transposed
-    weights when every label uses the same rows (sign vectors), the general CSR kernel, or the
-    dense one. ``alpha`` is updated in place; returns ``(epochs, converged)``."""
+    """Coordinate descent through the factor: the NumPy twin, the CSR kernel with weights split
+    into shared and per-label parts when every label uses the same rows (sign vectors), the
+    general CSR kernel, or the dense one. ``alpha`` is updated in place; returns ``(epochs, converged)``."""
     qd = _diagonal(row_norms_sq, rows, signs, mu)
+    if backend == "numba" and sp.issparse(R) and rows.shape[0] > 1 and np.all(rows == rows[0]):
+        return _cd_shared_rows(R, rows, signs, mu, c, qd, alpha, tol, max_epochs, seed,
+                               shrinking)
     W = _weights_from_alpha(R, rows, signs, alpha)
     args = (rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking)
     if backend == "numpy":
         return _box_qp_numpy(R, *args)
-    if sp.issparse(R) and rows.shape[0] > 1 and np.all(rows == rows[0]):
-        return _cd_csr_shared(R.indptr, R.indices, R.data, np.ascontiguousarray(rows[0]),
-                              np.ascontiguousarray(signs.T), mu, c, qd, alpha,
-                              np.ascontiguousarray(W.T), tol, max_epochs, seed, shrinking)
     if sp.issparse(R):
         return _cd_csr(R.indptr, R.indices, R.data, *args)
     return _cd_dense(R, *args)
@@ -866,7 +935,7 @@ def solve_box_qp(
     if backend not in ("numba", "numpy"):
         raise ValueError(f"`backend` must be 'numba' or 'numpy'. Got {backend!r} instead.")
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
-    seed = int(check_random_state(random_state).randint(1, _LCG_MODULUS))
+    seed = _coordinate_seed(random_state)
 
     if gram is not None:
         gram = np.asarray(gram)

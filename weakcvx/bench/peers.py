@@ -172,11 +172,16 @@ def _print_ssl(records, methods, seeds):
 
 
 def bench_engine(seeds, sets=SSL_SETS, fraction=0.1):
-    """Label generation at costs (1, 0.1): WellSVM Algorithm 1 as published
-    (:meth:`RoundPolicy.paper`) against the default policy, on the same problems."""
+    """Label generation at costs (1, 0.1), on the same problems: WellSVM Algorithm 1 as
+    published (:meth:`RoundPolicy.paper`), the engine's default policy (``solve``'s), and the
+    short schedule of ``S3VM``'s default fit (:meth:`RoundPolicy.estimator`, at most
+    ``S3VM_ROUNDS`` rounds)."""
     import weakcvx as wc
     from weakcvx.cutting_plane import RoundPolicy, label_generation
+    from weakcvx.estimators.s3vm import S3VM_ROUNDS
 
+    runs = (("paper", {"policy": RoundPolicy.paper()}), ("default", {}),
+            ("estimator", {"policy": RoundPolicy.estimator(), "max_iter": S3VM_ROUNDS}))
     records = []
     for name in tqdm(sets, desc="engine sets", leave=False):
         X, y = wc.datasets.load_uci(name)
@@ -188,29 +193,38 @@ def bench_engine(seeds, sets=SSL_SETS, fraction=0.1):
             problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known),
                                           costs=(1.0, 0.1))
             row = {"data": name, "seed": seed}
-            for label, policy in (("paper", RoundPolicy.paper()), ("default", None)):
+            for label, options in runs:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    res = label_generation(problem, policy=policy, random_state=seed)
+                    res = label_generation(problem, random_state=seed, **options)
                 row[label] = {"rounds": res.n_iter, "seconds": res.seconds,
                               "master_value": res.value, "J": res.upper_bound}
             records.append(row)
-    print(f"\nLabel generation engine at costs (1, 0.1), {fraction:.0%} labeled, seeds "
-          f"{seeds[0]}-{seeds[-1]}: WellSVM Algorithm 1 as published vs the default policy")
-    print(f"{'data':<12}{'seed':>5}{'rounds':>12}{'seconds':>16}{'master value':>22}"
-          f"{'J(labels)':>22}")
-    for r in records:
-        p, d = r["paper"], r["default"]
-        print(f"{r['data']:<12}{r['seed']:>5}{p['rounds']:>6}{d['rounds']:>6}"
-              f"{p['seconds']:>8.2f}{d['seconds']:>8.2f}{p['master_value']:>11.4f}"
-              f"{d['master_value']:>11.4f}{p['J']:>11.4f}{d['J']:>11.4f}")
-    rel_v = [r["default"]["master_value"] / r["paper"]["master_value"] - 1 for r in records]
-    rel_j = [r["default"]["J"] / r["paper"]["J"] - 1 for r in records]
-    speed = [r["paper"]["seconds"] / r["default"]["seconds"] for r in records]
-    print(f"default vs paper: master value {np.mean(rel_v):+.2%} (range {min(rel_v):+.2%} to "
-          f"{max(rel_v):+.2%}), J(labels) {np.mean(rel_j):+.2%} ({min(rel_j):+.2%} to "
-          f"{max(rel_j):+.2%}), median speed-up {np.median(speed):.1f}x")
+    _print_engine(records, [label for label, _ in runs], fraction, seeds)
     return records
+
+
+def _print_engine(records, labels, fraction, seeds):
+    """Per problem: rounds, seconds, master value and ``J(labels)`` of every run; then each
+    run against the published schedule (relative master value and J, median speed-up)."""
+    print(f"\nLabel generation engine at costs (1, 0.1), {fraction:.0%} labeled, seeds "
+          f"{seeds[0]}-{seeds[-1]}: " + " / ".join(labels))
+    print(f"{'data':<12}{'seed':>5}{'rounds':>18}{'seconds':>24}{'master value':>33}"
+          f"{'J(labels)':>33}")
+    for r in records:
+        print(f"{r['data']:<12}{r['seed']:>5}"
+              + "".join(f"{r[k]['rounds']:>6}" for k in labels)
+              + "".join(f"{r[k]['seconds']:>8.2f}" for k in labels)
+              + "".join(f"{r[k]['master_value']:>11.4f}" for k in labels)
+              + "".join(f"{r[k]['J']:>11.4f}" for k in labels))
+    base = labels[0]
+    for k in labels[1:]:
+        rel_v = [r[k]["master_value"] / r[base]["master_value"] - 1 for r in records]
+        rel_j = [r[k]["J"] / r[base]["J"] - 1 for r in records]
+        speed = [r[base]["seconds"] / r[k]["seconds"] for r in records]
+        print(f"{k} vs {base}: master value {np.mean(rel_v):+.2%} (range {min(rel_v):+.2%} to "
+              f"{max(rel_v):+.2%}), J(labels) {np.mean(rel_j):+.2%} ({min(rel_j):+.2%} to "
+              f"{max(rel_j):+.2%}), median speed-up {np.median(speed):.1f}x")
 
 
 def bench_mil_peers(cv_seeds, names=("musk1",), n_splits=10):

@@ -12,15 +12,16 @@ from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
+from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from .._validation import check_dense_size, dense_fits, memory_budget, validate_X
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
+from ..problem import append_constant_feature
 
 logger = logging.getLogger("weakcvx")
 
@@ -222,21 +223,14 @@ class KernelModelMixin:
         if self.kernel == "linear":
             self._gamma = None
             if self._warn_unscaled_linear and X.shape[0]:
-                sq_norms = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-                            else np.einsum("ij,ij->i", X, X))
+                sq_norms = row_norms(X, squared=True)  # X.multiply(X) would copy X twice
                 warn_if_unscaled(type(self).__name__, "max_i ‖x_i‖² with kernel='linear'",
                                  float(sq_norms.max()), UNSCALED_LINEAR_DIAGONAL,
                                  "the offset feature (intercept_scaling) vanishes beside "
                                  "them and the solvers lose precision (measured with S3VM on "
                                  "make_gap_clusters: transductive accuracy 1.0 up to "
                                  "max ‖x‖² = 1.1e11, 0.58 from 1.3e12)")
-            if s > 0:
-                col = np.full((X.shape[0], 1), s)
-                F = sp.hstack([X, sp.csr_matrix(col)], format="csr") if sp.issparse(X) \
-                    else np.hstack([X, col])
-            else:
-                F = X
-            return {"features": F}
+            return {"features": append_constant_feature(X, s) if s > 0 else X}
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"`X` must be a square kernel matrix when kernel='precomputed'. "

@@ -8,9 +8,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 
 from ..api import solve
+from ..cutting_plane import RoundPolicy, is_large
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
@@ -187,7 +187,7 @@ def _warn_if_balance_disagrees(problem, y_known):
     of 200 points with 1 positive and 9 negative labeled points, S3VM 0.60 accuracy against
     1.00 for an SVC on the 10 labeled points, and 0.99 with ``positive_fraction=0.5``.
     """
-    from ..cutting_plane import supervised_scores
+    from ..rounding import supervised_scores
 
     unlabeled = y_known == 0
     if not unlabeled.any():
@@ -247,12 +247,13 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     ----------
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
-    C : float, default=1.0
-        Cost of labeled points (the WellSVM paper fixes C₁ = 1 on standardized features).
+    C : float, default=2.0
+        Cost of labeled points, on standardized features (the WellSVM paper fixes C₁ = 1;
+        2 was chosen over 1, 1.5 and 3 on split seeds 0-9 of ``weakcvx bench peers`` at 5% and
+        10% labeled, reported there on seeds 10-19).
     C_unlabeled : float or None, default=None
         Cost of unlabeled points; ``None`` means ``C`` (the top of the paper's grid
-        {0.001, …, 1}·C; chosen over 0.1, 0.3 and 0.5·C on split seeds 0-9 of
-        ``weakcvx bench peers``, reported there on seeds 10-19).
+        {0.001, …, 1}·C; chosen over C/3, C/2 and C/1.5 on the same seeds).
     gamma : "mean_distance", "scale" or float, default="mean_distance"
         RBF width: ``1 / mean squared pairwise distance`` by default.
     degree, coef0 : polynomial kernel parameters.
@@ -268,14 +269,17 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
         Relative tolerance of the cutting-plane loop. ``None``: WellSVM's 1e-3, or 1e-2 above
-        1,000 points (5,000 for the linear kernel), where the large-problem defaults of
-        :func:`weakcvx.cutting_plane.label_generation` apply; for
-        ``"alternating"``, the solver's own default.
+        1,000 points, where the large-problem defaults of
+        :func:`weakcvx.cutting_plane.label_generation` apply, and 1 (four rounds) above 5,000
+        rows with the linear kernel (:meth:`~weakcvx.cutting_plane.RoundPolicy.for_problem`);
+        for ``"alternating"``, the solver's own default.
     max_iter : int or None, default=None
-        Maximum cutting-plane rounds (or alternations). ``None``: ``S3VM_ROUNDS`` (10) rounds
-        of label generation, the stopping rule of the default (the rounded labels stop
-        changing before the relaxation's value does; measured in ``weakcvx bench peers``),
-        and 100 alternations.
+        Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
+        its rounded labels are the same in two rounds in a row, after at most ``S3VM_ROUNDS``
+        (10) rounds, with the short round schedule
+        :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (chosen on split seeds 0-9 of
+        ``weakcvx bench peers``); 100 alternations for ``"alternating"``. A number: exactly
+        the engine's :class:`~weakcvx.cutting_plane.RoundPolicy`, up to that many rounds.
     oracle : {"sorting", "exact"}, default="sorting"
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
     time_limit : float or None, default=60.0
@@ -344,7 +348,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         **KERNEL_CONSTRAINTS,
     }
 
-    def __init__(self, relaxation="label_generation", kernel="rbf", C=1.0, C_unlabeled=None,
+    def __init__(self, relaxation="label_generation", kernel="rbf", C=2.0, C_unlabeled=None,
                  gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
                  intercept_scaling=1.0, tol=None, max_iter=None, oracle="sorting",
                  time_limit=EXACT_TIME_LIMIT, max_nodes=None, random_state=None, verbose=0):
@@ -416,6 +420,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
                 options["tol"] = self.tol
         if self.relaxation == "label_generation":
             options["oracle"] = self.oracle
+            if self.oracle == "sorting" and self.max_iter is None and not is_large(problem):
+                options["policy"] = RoundPolicy.estimator()  # see max_iter
         if self.relaxation == "exact":
             options.update(time_limit=self.time_limit, max_nodes=self.max_nodes)
         seed = integer_seed(self.random_state)

@@ -1,0 +1,141 @@
+"""Rounding and supervised starts (docs/design.rst §3.3): real scores rounded to a feasible
+labeling by the label set's oracle (the lowest ``J`` among candidates kept), the scores of the
+SVM of the fixed labels only (the first label of every search), and the tolerance of the loose
+SVM fits that searches make before an exact ``J``.
+
+The label-generation driver (:mod:`weakcvx.cutting_plane`), the local heuristics
+(:mod:`weakcvx.local`) and the SDP rounding (:mod:`weakcvx.sdp`) all start from here, so none of
+them imports another for it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+from scipy.sparse.linalg import eigsh
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from .svm import solve_box_qp
+
+__all__ = ["round_scores", "supervised_scores", "best_of_starts", "initial_labelings",
+           "POLISH_TOL"]
+
+#: Projected-gradient tolerance of the SVM fits inside the rounding's polish; the labels it
+#: ends at get an exact ``J`` (default tolerance) afterwards.
+POLISH_TOL = 1e-3
+
+
+def supervised_scores(problem, tol=1e-4):
+    """Scores of an SVM (no offset) trained on the fixed labels of the label set only.
+
+    Returns ``None`` when the label set fixes no label (e.g. clustering).
+    """
+    cc = problem.labelset.count_constraints()
+    if cc is None:
+        return None
+    fixed = np.asarray(cc[0])
+    known = np.flatnonzero(fixed != 0)
+    if known.size == 0:
+        return None
+    with warnings.catch_warnings():
+        # only a start for the search (its labels are rounded and then improved by the driver):
+        # a loose α here changes no result, so its epoch limit is not the user's warning
+        # (haberman, 31 labeled points with duplicates: gap 2.5e-4 after 1000 epochs)
+        warnings.filterwarnings("ignore", message="solve_box_qp", category=ConvergenceWarning)
+        sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
+                           fixed[known].astype(float), problem.costs[known], tol=tol,
+                           gram=problem.gram)
+    coef = np.zeros(problem.n_samples)
+    coef[known] = sol.alpha * fixed[known]
+    return np.asarray(problem.kernel_dot(coef)).ravel()
+
+
+
+def round_scores(problem, scores, candidates=()):
+    """Round real scores to a feasible labeling: ``labelset.argmax(scores)``; among it and the
+    optional ``candidates`` keep the one with the lowest ``J``. Returns ``(labels, J, alpha)``."""
+    best = None
+    seen = []
+    for b in [problem.labelset.argmax(scores), *candidates]:
+        if any(np.array_equal(b, s) for s in seen):
+            continue
+        seen.append(b)
+        value, alpha = problem.J(b)
+        if best is None or value < best[1]:
+            best = (b, value, alpha)
+    return best
+
+
+def initial_labelings(problem, n_init, random_state):
+    """Starting labelings for problems without fixed labels (clustering): the signs of the
+    leading principal directions of the kernel factor, then random feasible labelings."""
+    rng = check_random_state(random_state)
+    starts = []
+    if problem.gram is not None:
+        # the same directions from the centred kernel H K H = U diag(s²) Uᵀ
+        K = problem.gram
+        col_mean = K.mean(axis=0)
+        Kc = K - col_mean[None, :] - col_mean[:, None] + col_mean.mean()
+        vals, vecs = np.linalg.eigh(Kc) if K.shape[0] <= 200 else \
+            eigsh(Kc, k=2, which="LA", v0=np.random.default_rng(0).standard_normal(K.shape[0]))
+        order = np.argsort(vals)[::-1]
+        for k in order[:min(2, n_init)]:
+            starts.append(problem.labelset.initial(
+                scores=vecs[:, k] * np.sqrt(max(vals[k], 0.0))))
+        while len(starts) < n_init:
+            starts.append(problem.labelset.initial(random_state=rng))
+        return starts[:n_init]
+    R = problem.factor
+    if problem.kernel is not None or not hasattr(R, "tocsr"):
+        R = np.asarray(R)
+        Rc = R - R.mean(axis=0)
+        # principal directions of the centred factor = leading eigenvectors of the centred kernel
+        U, s, _ = np.linalg.svd(Rc, full_matrices=False)
+        for k in range(min(2, U.shape[1], n_init)):
+            starts.append(problem.labelset.initial(scores=U[:, k] * s[k]))
+    while len(starts) < n_init:
+        starts.append(problem.labelset.initial(random_state=rng))
+    return starts[:n_init]
+
+
+def best_of_starts(run, problem, n_init=None, random_state=0, verbose=0, **options):
+    """Run a non-convex search (``run``: label generation or the alternating heuristic) from
+    ``n_init`` starts and keep the result with the lowest ``J(labels)`` (docs/design.rst §3.3:
+    the relaxed master value of runs that stopped at different working sets is no reliable
+    selector). ``n_init=None``: 10 starts for a label set that fixes no label (clustering:
+    the leading principal directions, then random feasible labelings), else one run from the
+    label set's own start; a given ``initial`` in ``options`` is one run.
+
+    The largest certified value over the starts is reported when the runs certify one (every
+    start bounds the same hull value from below).
+    """
+    cc = problem.labelset.count_constraints()
+    free_start = cc is None or not np.any(np.asarray(cc[0]) != 0)
+    if n_init is None:
+        n_init = 10 if free_start and "initial" not in options else 1
+    if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
+        raise ValueError(f"`n_init` must be a positive integer. Got {n_init!r} instead.")
+    if n_init == 1 or "initial" in options:
+        return run(problem, random_state=random_state, verbose=verbose, **options)
+    start = time.perf_counter()
+    best = None
+    bound = -np.inf  # the best certified lower bound over the starts
+    for k, b0 in enumerate(initial_labelings(problem, n_init, random_state)):
+        res = run(problem, initial=b0, random_state=random_state, verbose=verbose, **options)
+        res.extra["start"] = k
+        if res.certified:
+            bound = max(bound, res.value)
+        if best is None or res.upper_bound < best.upper_bound:
+            best = res
+    if best.certified and bound > best.value:
+        # every start's certified value bounds the same hull value from below: report the
+        # largest (the labels stay those with the lowest J)
+        best.extra["value_of_start"] = best.value
+        best.value = bound
+    best.extra["n_init"] = n_init
+    best.seconds = time.perf_counter() - start
+    return best
