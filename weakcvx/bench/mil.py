@@ -33,7 +33,8 @@ seeds (10-fold bag accuracy), under load on the shared 2-core machine:
   ``C_1 = 4 C`` the centroid start traps the search on one positive bag among 100 negative ones
   (``tests/test_edge_cases.py``: a key inside the negative cloud that its own cost keeps
   scoring above the witness), so the fit starts from the one of the two with the lower ``J``:
-  with the final defaults Musk1 0.850 (CV seeds 10-19), Elephant 0.812 (seeds 10-12).
+  with the final defaults Musk1 0.850 with 5 rounds, 0.845 with 3 (CV seeds 10-19), Elephant
+  0.812 (seeds 10-12, 5 rounds).
 - ``n_key = 2``: Musk1 0.846 (C = 1), Elephant 0.825 (C = 1) / 0.787 (C = 10); not a default,
   a positive bag may hold a single instance and ``key_instances_`` is one key per bag.
 - the master of each round (``MIL_MASTER``): 10 MKL alternations to 1e-3 instead of 20 to

@@ -155,8 +155,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     .. math::
 
-        \min_{b \in B} \min_w \tfrac12\|w\|^2 + C \sum_{i \le p} \ell(w\cdot\phi(x_{i,b_i}))
-            + C \sum_{j \in N_-} \ell(-w\cdot\phi(x_j)), \qquad \ell(t) = \max(0, 1 - t),
+        \min_{b \in B} \min_w \tfrac12\|w\|^2 + C_1 \sum_{i \le p} \ell(w\cdot\phi(x_{i,b_i}))
+            + C_2 \sum_{j \in N_-} \ell(-w\cdot\phi(x_j)), \qquad \ell(t) = \max(0, 1 - t),
+
+    with ``C_1 = C_positive`` and ``C_2 = C``,
 
     by ``relaxation``:
 
@@ -263,7 +265,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     relaxation chooses the keys (its rounding, polished by alternating, is the feasible
     labeling with the lowest ``J`` found, never above MI-SVM's from the same start) and the
     classifier is the SVM of that labeling: ``objective_`` is its objective, and training and
-    prediction see the same kind of point, instances. The offset is a constant feature
+    prediction see the same kind of point, instances. Both relaxations start from the same key
+    choice, the one with the lower ``J`` of the instance nearest each positive bag's mean and
+    the best-scoring instance of each positive bag under an SVM on every instance labeled with
+    its bag's label. The offset is a constant feature
     (``k + s²``), so the SVM without offset of docs/design.rst §1 stays exact. With one
     instance per bag, ``B`` has a single element and the fit is the supervised SVM on the
     instances.
