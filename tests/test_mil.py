@@ -12,6 +12,7 @@ from sklearn.svm import SVC, LinearSVC
 import weakcvx as wc
 from weakcvx import kernels
 from weakcvx.datasets import make_mil_roi
+from weakcvx.estimators import mil
 from weakcvx.estimators.mil import MultiInstanceSVM
 from weakcvx.exact import enumerate_optimum
 from weakcvx.labelsets import InstanceLabels, KeyInstances
@@ -197,7 +198,7 @@ def test_one_instance_per_bag_is_a_supervised_svm_without_offset(params):
     X = rng.randn(30, 3)
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.randn(30) > 0).astype(int)
     C = 3.0
-    clf = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, **params)
+    clf = MultiInstanceSVM(kernel="linear", C=C, C_positive=C, intercept_scaling=0.0, **params)
     clf.fit([x[None, :] for x in X], y)
     svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=200000)
     svc.fit(X, 2 * y - 1)
@@ -239,8 +240,6 @@ def test_default_round_cap_is_silent_an_explicit_one_warns(monkeypatch):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from weakcvx.estimators import mil
-
     bags, y = _overlapping_bags(60, seed=0)  # the relaxation needs 4 rounds here
     monkeypatch.setattr(mil, "MIL_ROUNDS", 1)
     with warnings.catch_warnings():
@@ -256,8 +255,8 @@ def test_label_generation_classifier_is_the_svm_of_its_key_choice():
     (key_instances_) and every negative instance, with primal objective objective_."""
     bags, y = _overlapping_bags(40, seed=1)
     C = 10.0
-    clf = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, max_iter=30,
-                           random_state=0).fit(bags, y)
+    clf = MultiInstanceSVM(kernel="linear", C=C, C_positive=C, intercept_scaling=0.0,
+                           max_iter=30, random_state=0).fit(bags, y)
     keys = np.array([bags[k][j] for k, j in zip(np.flatnonzero(y == 1), clf.key_instances_)])
     negatives = np.vstack([bags[k] for k in np.flatnonzero(y == 0)])
     w = clf.coef_
@@ -347,22 +346,22 @@ def test_low_rank_prediction_is_the_trained_model(monkeypatch, roi_data):
         # the alternation may stop on a tie: another instance above the margin too (both
         # hinges 0), whose swap leaves J unchanged up to the box-QP tolerance
         assert hinge[key] <= hinge.min() + 1e-6
-    # J = ½‖w‖² + C Σ hinge, with ‖w‖² = vᵀ K_PP v + (offset / s)² in the factor's space
+    # J = ½‖w‖² + Σ c_i hinge_i (key slots at 4 C by default, negatives at C), with
+    # ‖w‖² = vᵀ K_PP v + (offset / s)² in the factor's space
     keys = np.array([bags[k][j] for k, j in zip(positive, clf.key_instances_)])
     negatives = np.vstack([bags[k] for k in np.flatnonzero(y == 0)])
-    margins = np.r_[clf.decision_function([k[None] for k in keys]),
-                    -clf.decision_function([n[None] for n in negatives])]
+    key_hinge = np.maximum(0, 1 - clf.decision_function([k[None] for k in keys]))
+    negative_hinge = np.maximum(0, 1 + clf.decision_function([n[None] for n in negatives]))
     v = clf.dual_coef_
     K_pp = kernels.rbf(clf.X_fit_, gamma=clf._gamma)
-    primal = 0.5 * (v @ K_pp @ v + clf.intercept_ ** 2) + clf.C * np.maximum(0, 1 - margins).sum()
+    primal = 0.5 * (v @ K_pp @ v + clf.intercept_ ** 2) + clf.C * (
+        mil.POSITIVE_COST_RATIO * key_hinge.sum() + negative_hinge.sum())
     assert primal == pytest.approx(clf.objective_, rel=1e-3)
 
 
 def test_large_problem_label_generation_uses_the_factor_and_loose_master(monkeypatch, roi_data):
     # above EXACT_FACTOR_LIMIT: low-rank factor, MIL_ROUNDS rounds, loose master; with a
     # full-rank factor the predictions stay those of the exact fit on nearly every test bag
-    from weakcvx.estimators import mil
-
     bags, y, _, test, _ = roi_data
     exact = MultiInstanceSVM(random_state=0).fit(bags, y)
     n = sum(len(b) for b in bags)
@@ -467,5 +466,67 @@ def test_positive_cost_is_a_class_weight_with_one_instance_per_bag(params):
                     class_weight={1: C_positive / C, 0: 1.0}).fit(X, y)
     np.testing.assert_allclose(clf.coef_, ref.coef_.ravel(), atol=2e-3 * np.abs(ref.coef_).max())
     # and the weight matters here: the unweighted SVM is a different w
-    plain = MultiInstanceSVM(kernel="linear", C=C, intercept_scaling=0.0, **params).fit(bags, y)
+    plain = MultiInstanceSVM(kernel="linear", C=C, C_positive=C, intercept_scaling=0.0,
+                             **params).fit(bags, y)
     assert np.abs(plain.coef_ - clf.coef_).max() > 0.05 * np.abs(ref.coef_).max()
+
+
+# -- issue 19: properties of the defaults on data where the MIL assumption holds ---------------
+def _instance_svc_bag_accuracy(bags, y, test, y_test):
+    """Single-instance baseline: an SVC on the instances labeled with their bag's label; a test
+    bag is positive when its best instance scores positive."""
+    X, _ = _stack(bags)
+    svc = SVC(C=10.0, gamma="scale").fit(X, np.repeat(y, [len(b) for b in bags]))
+    scores = np.array([svc.decision_function(b).max() for b in test])
+    return np.mean((scores > 0) == (y_test == 1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_defaults_beat_a_single_instance_svc_and_find_the_true_keys(seed):
+    """One key among 6-12 instances per positive bag: labeling every instance with its bag's
+    label makes most positive examples background, so the single-instance SVC calls negative
+    bags positive; the MIL model's keys are the true positive instances."""
+    kw = dict(bag_size=(6, 12), n_key=1, n_features=5)
+    bags, y, keys = make_mil_roi(n_bags=40, random_state=seed, **kw)
+    test, y_test, _ = make_mil_roi(n_bags=200, random_state=500 + seed, **kw)
+    clf = MultiInstanceSVM(random_state=0).fit(bags, y)
+    positive = np.flatnonzero(y == 1)
+    hit = np.mean([keys[i][k] for i, k in zip(positive, clf.key_instances_)])
+    assert hit >= 0.9
+    acc = np.mean(clf.predict(test) == y_test)
+    assert acc >= _instance_svc_bag_accuracy(bags, y, test, y_test) + 0.05
+    assert acc >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_label_generation_objective_is_not_above_alternating_from_the_same_start(seed):
+    """The rounding of the relaxation keeps the alternating heuristic's end point from the
+    search's first key choice among its candidates, so J of the default fit is never above
+    MI-SVM's (both start from the same keys)."""
+    bags, y = _overlapping_bags(30, seed=seed)
+    lg = MultiInstanceSVM(random_state=0).fit(bags, y)
+    alt = MultiInstanceSVM(relaxation="alternating", random_state=0).fit(bags, y)
+    assert lg.objective_ <= alt.objective_ * (1 + 1e-4)
+    assert KeyInstances(_stack(bags)[1], y).contains(lg.result_.labels)
+
+
+def test_the_start_is_the_key_choice_with_the_lower_objective():
+    """One positive bag among 100 negative ones; its instance nearest the bag's mean sits in
+    the negative cloud, its witness far out. From the centroid start MI-SVM keeps the wrong key
+    (its own cost keeps it scoring above the witness); the fit starts from the lower-J of that
+    and the instance-SVM start, and finds the witness."""
+    rng = np.random.default_rng(1)
+    negatives = [rng.standard_normal((3, 2)) for _ in range(100)]
+    bags = [rng.standard_normal((3, 2))] + negatives
+    bags[0][0] += [6.0, 0.0]
+    y = np.r_[1, np.zeros(100, int)]
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, y)
+    for relaxation in ("label_generation", "alternating"):
+        clf = MultiInstanceSVM(relaxation=relaxation, random_state=0).fit(bags, y)
+        assert clf.key_instances_[0] == 0
+        assert clf.predict(bags[:1])[0] == 1
+    problem = wc.WeakLabelProblem(kernels.rbf(X, gamma=clf._gamma) + 1.0, B, costs=clf.costs())
+    trapped = multi_instance_alternating(problem, initial=bag_mean_keys(B, X))
+    assert B.keys(trapped.labels)[0] != 0
+    assert clf.objective_ < trapped.upper_bound

@@ -227,106 +227,16 @@ def _print_engine(records, labels, fraction, seeds):
               f"{max(rel_j):+.2%}), median speed-up {np.median(speed):.1f}x")
 
 
-class NormalizedSetKernelSVC:
-    r"""The normalized set kernel (Gärtner et al. 2002) with scikit-learn's SVC, the MIL
-    baseline of ``misvm``'s NSK: bags compared by
-
-    .. math::
-
-        k(B, B') = \frac{\sum_{a\in B, b\in B'} k(a, b)}
-                        {\sqrt{k(B, B)\, k(B', B')}}, \qquad k(a, b) = e^{-\gamma\|a-b\|^2},
-
-    ``gamma`` = scikit-learn's ``"scale"`` on the training instances, ``C = 1`` (the SVC
-    default), and a precomputed-kernel SVC on the bags."""
-
-    def __init__(self, C=1.0):
-        self.C = C
-
-    def _sums(self, bags, other):
-        from weakcvx import kernels
-
-        rows = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
-        X, Y = np.vstack(bags), np.vstack(other[0])
-        K = kernels.rbf(X, Y, gamma=self.gamma_)
-        left = np.zeros((len(bags), X.shape[0]))
-        left[rows, np.arange(X.shape[0])] = 1.0
-        return left @ K @ other[1].T
-
-    def fit(self, bags, y):
-        from sklearn.svm import SVC
-
-        X = np.vstack(bags)
-        self.gamma_ = 1.0 / (X.shape[1] * X.var())
-        self.bags_ = bags
-        rows = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
-        self.indicator_ = np.zeros((len(bags), X.shape[0]))
-        self.indicator_[rows, np.arange(X.shape[0])] = 1.0
-        K = self._sums(bags, (bags, self.indicator_))
-        self.diag_ = np.diag(K).copy()
-        self.svc_ = SVC(kernel="precomputed", C=self.C).fit(
-            K / np.sqrt(np.outer(self.diag_, self.diag_)), y)
-        return self
-
-    def predict(self, bags):
-        K = self._sums(bags, (self.bags_, self.indicator_))
-        self_sums = np.array([self._sums([b], ([b], np.ones((1, len(b)))))[0, 0]
-                              for b in bags])
-        return self.svc_.predict(K / np.sqrt(np.outer(self_sums, self.diag_)))
-
-
-def _mil_methods():
-    from weakcvx import MultiInstanceSVM
-
-    return {
-        "MultiInstanceSVM": lambda seed: MultiInstanceSVM(random_state=seed),
-        "MI-SVM (alt)": lambda seed: MultiInstanceSVM(relaxation="alternating",
-                                                      random_state=seed),
-        "mi-SVM (alt)": lambda seed: MultiInstanceSVM(relaxation="alternating", variant="mi",
-                                                      random_state=seed),
-        "NSK": lambda seed: NormalizedSetKernelSVC(),
-    }
-
-
 def bench_mil_peers(cv_seeds, names=("musk1",), n_splits=10):
-    """10-fold CV bag accuracy (mean over CV seeds, with the range of the per-seed means) and
-    the median time ratio to one ``SVC().fit`` on the fold's training instances (labeled by
-    their bag's label), features standardized on each training fold."""
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.preprocessing import StandardScaler
+    """The MIL table of :func:`weakcvx.bench.mil.seeds_table`: ``MultiInstanceSVM()`` beside
+    the alternating MI-SVM and mi-SVM and the normalized set kernel, 10-fold CV bag accuracy
+    (mean over CV seeds, with the range of the per-seed means) and the median time ratio to
+    one ``SVC().fit`` on the fold's training instances, features standardized per fold."""
+    from .mil import print_seeds_table, seeds_table
 
-    from weakcvx import datasets
-
-    methods = _mil_methods()
-    records = []
-    for name in names:
-        bags, y = datasets.load_mil(name)[:2]
-        per_seed = {m: [] for m in methods}
-        ratios = {m: [] for m in methods}
-        for seed in tqdm(cv_seeds, desc=f"{name} CV seeds", leave=False):
-            folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-            correct = {m: 0 for m in methods}
-            for train, test in folds.split(np.zeros(len(y)), y):
-                scaler = StandardScaler().fit(np.vstack([bags[i] for i in train]))
-                tr = [scaler.transform(bags[i]) for i in train]
-                te = [scaler.transform(bags[i]) for i in test]
-                inst_y = np.repeat(y[train], [len(b) for b in tr])
-                unit = _svc_seconds(np.vstack(tr), inst_y)
-                for method, make in methods.items():
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        t0 = time.perf_counter()
-                        model = make(seed).fit(tr, y[train])
-                        ratios[method].append((time.perf_counter() - t0) / unit)
-                        correct[method] += int(np.sum(model.predict(te) == y[test]))
-            for method in methods:
-                per_seed[method].append(correct[method] / len(y))
-        records.append({"data": name, "accuracy": {m: _summary(v) for m, v in per_seed.items()},
-                        "ratio": {m: float(np.median(v)) for m, v in ratios.items()},
-                        "per_seed": per_seed})
-    print(f"\nMulti-instance, {n_splits}-fold CV bag accuracy: mean over CV seeds "
-          f"{cv_seeds[0]}-{cv_seeds[-1]} (range of the seeds' means); time: median ratio to one "
-          "SVC().fit on the fold's training instances")
-    _print_table(records, methods, digits=3)
+    records = [seeds_table(name, cv_seeds, n_splits=n_splits)
+               for name in tqdm(names, desc="mil sets", leave=False)]
+    print_seeds_table(records, cv_seeds, n_splits)
     return records
 
 

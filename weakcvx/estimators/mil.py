@@ -24,15 +24,17 @@ from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
 __all__ = ["MultiInstanceSVM", "check_bags"]
 
 #: Default label-generation rounds (see ``MultiInstanceSVM``'s ``max_iter``).
-MIL_ROUNDS = 5
+MIL_ROUNDS = 3
+#: Default ratio ``C_positive / C`` (see ``MultiInstanceSVM``'s ``C_positive``).
+POSITIVE_COST_RATIO = 4.0
 #: Master settings with the low-rank factor: 3 MKL alternations a round, tolerance 1e-2
-#: (measured on Musk2, see ``MultiInstanceSVM``'s ``max_iter``).
+#: (chosen on Musk2 for time, same test accuracy; ``weakcvx.bench.mil``).
 LARGE_MIL_MASTER = {"max_alternations": 3, "master_tol": 1e-2}
 #: Master settings on a dense kernel of at most ``LARGE_N`` instances (above, the driver's
-#: large-problem policy): every round's master solved to a saddle gap of 1e-4
-#: (the loose rounds of the default ``RoundPolicy`` choose worse key instances: Musk1, CV seeds
-#: 0-1, 0.826 / 0.837 against 0.881 / 0.858).
-MIL_MASTER = {"max_alternations": 20, "master_tol": 1e-4}
+#: large-problem policy): up to 5 MKL alternations a round to a saddle gap of 1e-3 (chosen on
+#: Musk1, CV seeds 10-19, for time at the accuracy of 20 alternations to 1e-4;
+#: ``weakcvx.bench.mil``).
+MIL_MASTER = {"max_alternations": 5, "master_tol": 1e-3}
 
 
 def check_bags(bags, n_features=None):
@@ -126,6 +128,24 @@ def _check_bag_target(y, n_bags):
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
+def _first_keys(problem, X, inputs, costs):
+    """The start of the key search: of two key choices, the one with the lower ``J`` (MI-SVM
+    objective): the instance nearest each positive bag's mean (Andrews et al.'s centroid
+    start) and the best-scoring instance of each positive bag under an SVM trained on every
+    instance with its bag's label (mi-SVM's start). Either alone can trap the search: a key
+    inside the negative cloud that its own cost keeps scoring above the bag's true witness."""
+    labelset = problem.labelset
+    starts = [bag_mean_keys(labelset, X)]
+    instances = InstanceLabels(labelset.bag_index, labelset.bag_labels)
+    everything = WeakLabelProblem(labelset=instances, costs=costs, **inputs)
+    b = positive_bags_start(instances)
+    _, alpha = everything.J(b, tol=1e-2)  # a ranking within each bag: loose is enough
+    starts.append(labelset.argmax(everything.decision_scores(alpha, [b], np.ones(1))))
+    if np.array_equal(starts[0], starts[1]):
+        return starts[0]
+    return min(starts, key=lambda keys: problem.J(keys, tol=1e-3)[0])
+
+
 class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""Multi-instance SVM: a bag is positive when its best instance scores positive.
 
@@ -135,8 +155,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     .. math::
 
-        \min_{b \in B} \min_w \tfrac12\|w\|^2 + C \sum_{i \le p} \ell(w\cdot\phi(x_{i,b_i}))
-            + C \sum_{j \in N_-} \ell(-w\cdot\phi(x_j)), \qquad \ell(t) = \max(0, 1 - t),
+        \min_{b \in B} \min_w \tfrac12\|w\|^2 + C_1 \sum_{i \le p} \ell(w\cdot\phi(x_{i,b_i}))
+            + C_2 \sum_{j \in N_-} \ell(-w\cdot\phi(x_j)), \qquad \ell(t) = \max(0, 1 - t),
+
+    with ``C_1 = C_positive`` and ``C_2 = C``,
 
     by ``relaxation``:
 
@@ -156,67 +178,41 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     relaxation : {"label_generation", "alternating"}, default="label_generation"
     variant : {"MI", "mi"}, default="MI"
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    C : float, default=10.0
-        Hinge cost of every negative instance, and of every key instance unless
-        ``C_positive`` is given (the paper's ``C_2``, and ``C_1 = C_2`` by default). Measured
-        (10-fold CV, standardized features, label generation with the defaults otherwise):
-        C = 1 / 10 / 100 give 0.82 / 0.88 / 0.88 on Musk1 and 0.80 / 0.795 / 0.81 on Elephant
-        (flat: Elephant's limit is its heavy-tailed features, see Notes). Class-balanced costs (the p key slots and the negative instances
-        each carrying half the total cost) measured no better: Musk1 0.84, Elephant 0.79. Nested
-        check on Musk1 (C from {1, 10, 100} chosen in each of 10 outer folds by inner 3-fold CV
-        on the training bags only): the alternating MI-SVM picks C = 10 in 8 of 10 folds,
-        mi-SVM C = 10 in 5, C = 1 in 4; C = 10 is the modal choice.
+    C : float, default=2.0
+        Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). Chosen with
+        ``C_positive`` by 10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19 (C = 1 drops
+        Musk2 to 0.72, C = 0.3 Musk1 to 0.52; ``weakcvx.bench.mil``).
     C_positive : float or None, default=None
-        Hinge cost of each key slot of a positive bag, the paper's ``C_1`` (eq. 18), while
-        ``C`` is then the cost ``C_2`` of each negative instance; ``None``: ``C``. A positive
-        bag contributes ``n_key`` examples against every instance of a negative bag (Elephant:
-        about 100 key instances against 700 negatives), and WellSVM §5.2 chooses
-        ``C_1`` from ``{C_2, 4 C_2, 10 C_2}`` by cross-validation (``weakcvx.bench.mil``'s
-        ``nested`` option does the same per outer fold). Measured on Elephant (10-fold CV,
-        label generation, before the bench's standardization zeroed Elephant's constant
-        columns): ``C_positive = C = 10`` 0.805; ``C_positive`` from {10, 40, 100} chosen per
-        outer fold by inner 3-fold CV 0.815; the whole §5.2 grid (``C`` from {1, 10, 100} as
-        well) 0.800, so the default stays ``C`` (after it: ``C_positive=40`` 0.805, default
-        0.795).
+        Hinge cost of each key slot of a positive bag, the paper's ``C_1`` (with
+        ``variant="mi"``: of each instance of a positive bag); ``None``: ``POSITIVE_COST_RATIO
+        · C`` = ``4 C`` for ``variant="MI"``, from WellSVM §5.2's grid ``{C, 4C, 10C}``, chosen
+        with ``C`` on the same CV seeds; ``C`` for ``variant="mi"``.
     gamma : "scale", "mean_distance" or float, default="scale"
-        RBF width; ``"scale"`` is ``2 / mean squared distance`` on standardized features
-        (scikit-learn's default; ``1 / n_features`` there). Measured on Elephant (label
-        generation, C = 10): half / 1× / 2× "scale" give 0.79 / 0.795 / 0.79; on Musk1 "scale"
-        0.86–0.88 against 0.79 for C = 1 with "mean_distance" (docs/design.rst §3.1).
+        RBF width; ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default).
+        Chosen on Musk1, Musk2 and Elephant, CV seeds 10-19: twice as narrow helps Musk1 and
+        hurts Musk2 and Elephant (``weakcvx.bench.mil``).
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
-        Value of the constant feature that models the offset (0 for no offset). The offset
-        matters for MIL: 0.80–0.88 on Musk1 with it, 0.66–0.84 without (docs/design.rst §3.1).
+        Value of the constant feature that models the offset (0 for no offset). Chosen on
+        Musk1, CV seeds 10-19: 3 measured within noise of 1 at twice the time
+        (``weakcvx.bench.mil``).
     n_key : int, default=1
-        Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1).
+        Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1): one
+        witness, the MIL assumption.
     max_rank : int, default=300
         Above ``weakcvx.kernels.EXACT_FACTOR_LIMIT`` training instances (and for
         non-linear kernels), the kernel enters through a pivoted-Cholesky factor with at most
         this many columns (:func:`weakcvx.kernels.pivoted_cholesky_blocked`): O(n · max_rank)
-        memory, never n × n (Musk2: 6,598 instances); prediction then uses the factor's
-        (Nyström) kernel, the one the model was trained on, as an expansion over the pivots.
-        Measured on a 66-bag, 2,999-instance
-        subsample of Musk2 (5-fold CV, MI-SVM alternating): rank 100 / 300 / 1000 give 0.83 /
-        0.90 / 0.85 bag accuracy at 1.9 / 4.7 / 14.7 s a fit, so 300; on all of Musk2
-        (10-fold, label generation) rank 300 / 600 give 0.85 / 0.84 at 19 / 20 s a fit
-        (under load), though rank 300 leaves a fifth of the kernel's trace out.
+        memory, never n × n; prediction then uses the factor's (Nyström) kernel, the one the
+        model was trained on. Chosen on Musk2 subsamples (rank 100 / 300 / 1000).
     tol : float, default=1e-3
         Relative tolerance of the cutting-plane loop (or of the alternation).
     max_iter : int or None, default=None
-        Maximum cutting-plane rounds (or alternations). ``None``: ``MIL_ROUNDS`` (5)
+        Maximum cutting-plane rounds (or alternations). ``None``: ``MIL_ROUNDS`` (3)
         label-generation rounds (reaching them is then the stopping rule and raises no
-        ConvergenceWarning), 100 alternations. The master value of the relaxation keeps
-        falling while μ spreads over key choices (Elephant: 896 after one round, 69 at
-        convergence after 14-27 rounds), but the rounded key choice, which makes the
-        classifier, stops improving: Musk1 converges in 3-5 rounds; on Elephant (6 of 10
-        folds) ``J`` of the rounding after 5 rounds is within 1-8% of the best of 12-25 rounds,
-        with bag accuracy 0.84 at 5 rounds and 0.81 at 12, and a round costs more as the
-        working set grows (under load: 4-23 s for 5 rounds, 16-44 s for 12).
-        Large problems (above ``EXACT_FACTOR_LIMIT`` instances) also use a loose master
-        (3 MKL alternations a round, master and inner tolerance 1e-2). Measured on Musk2
-        (fold 1 of 10, rank 300): 10 rounds with the driver's master defaults take 336 s,
-        10 rounds with the loose master 123 s, 6 rounds 56 s, all with the same test
-        accuracy (9 of 11 bags); a round costs T box QPs over ~6,000 dual variables.
+        ConvergenceWarning), 100 alternations. Chosen on Musk1, Musk2 and Elephant, CV seeds
+        10-19: the rounded key choice is as good after 3 rounds as after 5, at four fifths of
+        the time (``weakcvx.bench.mil``).
     random_state : int, RandomState or None
     verbose : int
 
@@ -253,12 +249,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     A bag's score is :math:`F(B) = \max_j f(x_j)` (the MIL assumption); ``predict`` returns
-    ``classes_[1]`` when it is positive.
-
-    The features are taken as given: scale them on the training bags' instances, in a pipeline
-    with :class:`weakcvx.preprocessing.BagTransformer`. On heavy-tailed features a quantile map
-    to a normal distribution can beat standardization by far (Elephant, 10-fold CV, mean over
-    10 CV seeds: 0.79 standardized, 0.84 quantile; Musk1 0.85 either way; see
+    ``classes_[1]`` when it is positive. The features are taken as given: scale them on the
+    training bags' instances, in a pipeline with :class:`weakcvx.preprocessing.BagTransformer`
+    (on heavy-tailed features a quantile map can beat standardization, see
     :doc:`/methods/mil`).
 
     Why the relaxation's mixture ``f = Σ_t μ_t f_t`` (Algorithm 3, step 7) is not the
@@ -268,17 +261,17 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     :math:`(\sqrt{\mu_t}\, \phi(x))_t`. Once ``μ`` spreads over key choices that differ, the
     positive margins are met by sums over *different* instances of a bag,
     :math:`\sum_t \mu_t f_t(x_{i,\mathrm{key}_t(i)}) \ge 1 - \xi_i`, which no single instance
-    attains, and the max-instance score of the mixture falls for every positive bag while the
-    negatives stay below -1. Measured on Elephant (fold 1 of 10, C = 10): with 1 / 3 / 10 / 25
-    labels in the working set the mean relaxed margin of the positive training bags is 0.56 /
-    1.25 / 1.03 / 1.01, but the fraction of them whose best instance scores positive under the
-    mixture is 0.91 / 0.49 / 0.11 / 0.02 (test accuracy 0.85 → 0.50: all bags negative). The
-    same happens with ``variant="mi"`` (Musk1, 10-fold: mixture 0.49, rounded 0.86). So the
-    relaxation chooses the keys (its rounding, polished by alternating, is the feasible labeling
-    with the lowest ``J`` found) and the classifier is the SVM of that labeling: ``objective_``
-    is its objective, and training and prediction see the same kind of point, instances. The offset is a constant feature (``k + s²``), so the
-    SVM without offset of docs/design.rst §1 stays exact. With one instance per bag, ``B`` has a
-    single element and the fit is the supervised SVM on the instances.
+    attains, so the max-instance score of the mixture falls for every positive bag. So the
+    relaxation chooses the keys (its rounding, polished by alternating, is the feasible
+    labeling with the lowest ``J`` found, never above MI-SVM's from the same start) and the
+    classifier is the SVM of that labeling: ``objective_`` is its objective, and training and
+    prediction see the same kind of point, instances. Both relaxations start from the same key
+    choice, the one with the lower ``J`` of the instance nearest each positive bag's mean and
+    the best-scoring instance of each positive bag under an SVM on every instance labeled with
+    its bag's label. The offset is a constant feature
+    (``k + s²``), so the SVM without offset of docs/design.rst §1 stays exact. With one
+    instance per bag, ``B`` has a single element and the fit is the supervised SVM on the
+    instances.
 
     References
     ----------
@@ -310,7 +303,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "kernel": [StrOptions({"linear", "rbf", "poly"})],
     }
 
-    def __init__(self, relaxation="label_generation", variant="MI", kernel="rbf", C=10.0,
+    def __init__(self, relaxation="label_generation", variant="MI", kernel="rbf", C=2.0,
                  C_positive=None, gamma="scale", degree=3, coef0=1.0, intercept_scaling=1.0,
                  n_key=1, max_rank=300, tol=1e-3, max_iter=None, random_state=None,
                  verbose=0):
@@ -335,6 +328,15 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         tags.input_tags.two_d_array = False
         return tags
+
+    def costs(self):
+        """``(C_positive, C)``: the cost of a positive bag's key slot (``variant="mi"``: of an
+        instance of a positive bag) and of a negative instance, with the default of
+        ``C_positive`` resolved."""
+        C_positive = self.C_positive
+        if C_positive is None:  # the key slots against every negative instance
+            C_positive = POSITIVE_COST_RATIO * self.C if self.variant == "MI" else self.C
+        return float(C_positive), float(self.C)
 
     def _problem_inputs(self, X):
         """As :class:`KernelModelMixin`, but above ``EXACT_FACTOR_LIMIT`` instances a low-rank
@@ -393,17 +395,13 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              "with variant='mi'.")
         X = self._validate_X(X)
         bag_ids = np.repeat(np.arange(len(sizes)), sizes)
-        if self.variant == "MI":
-            labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key)
-            initial = bag_mean_keys(labelset, X)
-        else:
-            labelset = InstanceLabels(bag_ids, bag_labels)
-            initial = positive_bags_start(labelset)
+        labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key) \
+            if self.variant == "MI" else InstanceLabels(bag_ids, bag_labels)
         inputs = self._problem_inputs(X)
         # the label sets read a pair as (cost of a positive bag's slot, of a negative instance)
-        costs = float(self.C) if self.C_positive is None else \
-            (float(self.C_positive), float(self.C))
-        problem = WeakLabelProblem(labelset=labelset, costs=costs, **inputs)
+        problem = WeakLabelProblem(labelset=labelset, costs=self.costs(), **inputs)
+        initial = _first_keys(problem, X, inputs, self.costs()) if self.variant == "MI" else \
+            positive_bags_start(labelset)
         seed = integer_seed(self.random_state)
         large = "features" in inputs and self.kernel != "linear"
         max_iter = self.max_iter if self.max_iter is not None else \
