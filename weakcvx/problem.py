@@ -109,6 +109,11 @@ class WeakLabelProblem:
     y_true : array of shape (n,), optional
         True ±1 labels when known (for error reporting in :func:`weakcvx.compare`).
     name : str, optional
+    check_psd : bool, default=True
+        Refuse a clearly indefinite ``kernel`` (a Cholesky factorisation of ``K + δI``,
+        :func:`weakcvx.kernels.check_psd`). ``False`` for a kernel that is positive
+        semi-definite by construction or already checked (the estimators' RBF kernels and
+        checked precomputed ones): the check is O(n³), a few percent of a small fit.
 
     Attributes
     ----------
@@ -136,7 +141,7 @@ class WeakLabelProblem:
     """
 
     def __init__(self, kernel=None, labelset=None, costs=1.0, *, features=None, rank=None,
-                 y_true=None, name=None):
+                 y_true=None, name=None, check_psd=True):
         from .labelsets import LabelSet
 
         if labelset is None:
@@ -188,7 +193,8 @@ class WeakLabelProblem:
             # factor is then built only if asked for (its eigendecomposition costs 10x a
             # Cholesky: measured 3.9 s at n = 2000, where a whole fit takes a few seconds)
             if rank is None and K.shape[0] <= GRAM_LIMIT:
-                kernels.check_psd(K)
+                if check_psd:
+                    kernels.check_psd(K)
                 self.gram = K
                 self._factor = None
             else:

@@ -244,8 +244,10 @@ class KernelModelMixin:
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
             K += s * s  # K is ours: no second n × n array
-            return {"kernel": K}
-        return {"kernel": K + s * s}
+            # an RBF kernel plus a constant is PSD by construction (polynomial kernels are
+            # checked: coef0 < 0 or a fractional degree can make them indefinite)
+            return {"kernel": K, "check_psd": self.kernel != "rbf"}
+        return {"kernel": K + s * s, "check_psd": False}  # checked as `X` above
 
     def _dense_problem_inputs(self, X):
         """:meth:`_problem_inputs` for estimators that need the dense kernel: above the memory
