@@ -275,7 +275,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         for ``"alternating"``, the solver's own default.
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
-        its rounded labels are the same in two rounds in a row, after at most ``S3VM_ROUNDS``
+        its rounded labels are the same as in the previous round, after at most ``S3VM_ROUNDS``
         (10) rounds, with the short round schedule
         :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (chosen on split seeds 0-9 of
         ``weakcvx bench peers``); 100 alternations for ``"alternating"``. A number: exactly
