@@ -362,21 +362,13 @@ class RoundPolicy:
                           eigen_candidates=False, final_alternations=6, inner_tol=1e-2,
                           polish_start_exactly=False)
         if large and problem.kernel is None:
-            # features (docs/design.rst §3.3), chosen on seed 0 of `weakcvx bench linear`
-            # (100k x 20k, 1% labeled) and reported there on seeds 1-3:
-            # - a round's master: two warm alternations at inner tolerance 1 (a few epochs: its
-            #   α only seeds the oracle; the labels come from the polish's SVM fits); the final
-            #   master one alternation. Topic rows: 91 -> 47 master epochs from 0.3 to 1,
-            #   accuracy 0.929 -> 0.930 (0.923 for a LinearSVC on the labeled rows);
-            # - labels below 5% of the heaviest weight leave C: an epoch costs T + 1 on the
-            #   points where labels disagree (30% of 100k topic rows at T = 4);
-            # - four rounds (tol=1: every round counts as stalled, so the loop stops after
-            #   1 + patience); the master value still fell 9% from round 5 to 6 before;
-            # - no relabeling in the polish: each is a full SVM fit at 1e-3, 130-250 epochs on
-            #   100k rows. Topic rows, all of these together: 128 s -> 8 s.
+            # feature rows: a round's α only seeds the oracle (two loose alternations), C keeps
+            # the labels above 5% of the heaviest weight, four rounds (tol=1 counts every round
+            # as stalled), no relabeling in the polish; chosen on seed 0 of `weakcvx bench
+            # linear`, which tells the measurements
             fields.update(max_alternations=2, inner_tol=1.0, final_alternations=1,
                           final_tol=1.0, polish_iter=0, tol=1.0, prune=0.05,
-                          next_weights=False)  # topic seeds 1-2: 0.928 vs 0.925 with them
+                          next_weights=False)
         if oracle == "exact":
             fields.update(tol=1e-3, max_alternations=20, master_tol=1e-4, inner_tol=None,
                           cuts=1, prune=0.0)
