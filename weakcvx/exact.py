@@ -698,17 +698,40 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
                        start, inc_labels, inc_value, seed, polish)
 
 
-def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, start,
-            inc_labels, inc_value, seed, polish):
-    """The depth-first loop of :func:`branch_and_bound` (arguments already checked)."""
-    labelset = problem.labelset
-    bb = _BranchAndBound(problem, bound)
-    inc_alpha = None
+def _progress_bar(verbose):
+    """A tqdm bar of the nodes with ``verbose >= 2``, else None."""
+    if verbose < 2:
+        return None
+    from tqdm.auto import tqdm
 
-    def threshold():
-        return inc_value - tol * max(1.0, abs(inc_value)) if np.isfinite(inc_value) else np.inf
+    return tqdm(desc="branch and bound", unit=" nodes")
 
-    # the root: fixed labels, a symmetric set's pinned point, and counts that leave one choice
+
+def _log_progress(bar, start, n_nodes, n_open, depth, incumbent, lower):
+    """One progress line (at most one a second); returns its time."""
+    now = time.perf_counter()
+    logger.info("branch_and_bound: %d nodes, %d open, depth %d, incumbent %.8g, "
+                "lower bound %.8g, %.1f s", n_nodes, n_open, depth, incumbent, lower, now - start)
+    if bar is not None:
+        bar.set_postfix(incumbent=f"{incumbent:.6g}", open=n_open)
+    return now
+
+
+def _leaf_incumbent(problem, node, value, polish):
+    """A leaf that beats the incumbent: its labels and primal value, polished by the
+    alternating heuristic when ``polish`` (kept only if that lowers the value). Returns
+    ``(labels, value, alpha or None, source)``."""
+    labels, alpha, found_by = node.labels.copy(), node.alpha.copy(), "leaf"
+    if polish:
+        polished, polished_value = _polish(problem, labels, value)
+        if polished_value < value:
+            return polished, polished_value, None, "leaf + alternating"
+    return labels, value, alpha, found_by
+
+
+def _root(bb, labelset):
+    """The root node: the fixed labels, a symmetric set's pinned point (the one with the
+    largest kernel row sum: y and −y give the same J), and the counts that leave one choice."""
     n = bb.n
     root = _Node(bb.fixed.copy(), np.zeros(n), np.zeros(n),
                  np.zeros(len(bb.members), dtype=np.int64),
@@ -719,6 +742,67 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
         pinned = [int(free[np.argmax(bb.K[free].sum(axis=1))])]
     if bb._assign(root, pinned, [1.0] * len(pinned), groups=range(len(bb.members))) is None:
         raise ValueError(f"{labelset!r} has no feasible labeling.")  # the label sets forbid it
+    return root, pinned
+
+
+def _search_result(problem, bb, root, lower, inc_labels, inc_value, inc_alpha, search, bound,
+                   seed, tol, max_nodes, time_limit, verbose, random_state):
+    """The :class:`SolveResult` of a finished or stopped search: the incumbent's exact ``J``
+    (an upper bound), the certified lower bound ``lower`` (closed and open nodes), the message
+    and, when a limit stopped the search, the ConvergenceWarning."""
+    labelset = problem.labelset
+    n_nodes, n_pruned, status = search["n_nodes"], search["n_pruned"], search["status"]
+    history, start, root_bound, pinned = (search["history"], search["start"],
+                                          search["root_bound"], search["pinned"])
+    if inc_labels is None:  # a limit struck before any leaf and without a seed
+        inc_labels = labelset.initial(scores=root.f if np.any(root.f) else None,
+                                      random_state=random_state)
+        inc_value = np.inf
+    with warnings.catch_warnings():  # the primal value is an upper bound of J at any α
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        J_value, J_alpha = problem.J(inc_labels, alpha0=inc_alpha, tol=1e-8)
+    upper = min(inc_value, float(J_value))
+    lower = min(lower, upper)
+    finished = status == "optimal"
+    seconds = time.perf_counter() - start
+    if finished:
+        value = upper
+        message = (f"optimal: {n_nodes} nodes, certified lower bound {lower:.10g} "
+                   f"(relative tolerance {tol:g})")
+    else:
+        value = lower
+        limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
+                 "time_limit": f"time_limit={time_limit} s"}[status]
+        message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
+                   f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
+        warnings.warn(f"branch_and_bound {message}; the labels are not proven optimal.",
+                      ConvergenceWarning, stacklevel=3)
+    history.append({"iteration": n_nodes, "value": upper, "lower_bound": lower,
+                    "source": "end", "seconds": seconds})
+    if verbose:
+        logger.info("branch_and_bound: %s (%.2f s)", message, seconds)
+    return SolveResult(
+        method="exact", value=float(value), labels=np.asarray(inc_labels, dtype=float),
+        upper_bound=float(upper), certified=finished, status=status, message=message,
+        n_iter=n_nodes, seconds=seconds, history=history, alpha=J_alpha, mu=np.ones(1),
+        working_set=[np.asarray(inc_labels, dtype=float)],
+        extra={"n_nodes": n_nodes, "n_pruned": n_pruned, "incumbent": float(upper),
+               "lower_bound": float(lower), "root_bound": root_bound,
+               "seed": seed, "bound": bound,
+               "n_steps": bb.n_steps, "pinned": pinned})
+
+
+def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, start,
+            inc_labels, inc_value, seed, polish):
+    """The depth-first loop of :func:`branch_and_bound` (arguments already checked)."""
+    labelset = problem.labelset
+    bb = _BranchAndBound(problem, bound)
+    inc_alpha = None
+
+    def threshold():
+        return inc_value - tol * max(1.0, abs(inc_value)) if np.isfinite(inc_value) else np.inf
+
+    root, pinned = _root(bb, labelset)
     n_nodes, n_pruned, closed = 0, 0, np.inf
     history = [{"iteration": 0, "value": inc_value, "lower_bound": -np.inf,
                 "source": seed["source"],
@@ -726,11 +810,7 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
     stack = [(0.0, None, root, None, None)]  # (certified bound, parent, node, point, label)
     root_bound = None
     status = "optimal"
-    bar = None
-    if verbose >= 2:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(desc="branch and bound", unit=" nodes")
+    bar = _progress_bar(verbose)
     last_log = time.perf_counter()
 
     def open_bound():
@@ -776,13 +856,8 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
                 closed = min(closed, bound_value)
                 value = bb.primal(node)
                 if value < inc_value:
-                    inc_labels, inc_value, inc_alpha = node.labels.copy(), value, node.alpha.copy()
-                    found_by = "leaf"
-                    if polish:
-                        polished, polished_value = _polish(problem, inc_labels, inc_value)
-                        if polished_value < inc_value:
-                            inc_labels, inc_value, inc_alpha = polished, polished_value, None
-                            found_by = "leaf + alternating"
+                    inc_labels, inc_value, inc_alpha, found_by = _leaf_incumbent(
+                        problem, node, value, polish)
                     history.append({"iteration": n_nodes, "value": inc_value,
                                     "lower_bound": min(closed, open_bound(), inc_value),
                                     "source": found_by, "seconds": time.perf_counter() - start})
@@ -800,60 +875,22 @@ def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, s
                                         "seconds": time.perf_counter() - start})
                 x, first, cheap = bb.branch(node)
                 # certified: the child's dual at (α_S, one exact step on x); the node's own bound
-                lb_pos = max(node.bound, node.dual + cheap[0])
-                lb_neg = max(node.bound, node.dual + cheap[1])
-                second = -first
-                stack.append((lb_pos if second > 0 else lb_neg, node, None, x, second))
-                stack.append((lb_pos if first > 0 else lb_neg, node, None, x, first))
+                bounds = [max(node.bound, node.dual + step) for step in cheap[:2]]  # (+1, −1)
+                for child in (-first, first):  # pushed last, explored first: the likelier label
+                    stack.append((bounds[0] if child > 0 else bounds[1], node, None, x, child))
             if bar is not None:
                 bar.update(1)
             if verbose and time.perf_counter() - last_log >= 1.0:
-                last_log = time.perf_counter()
-                logger.info("branch_and_bound: %d nodes, %d open, depth %d, incumbent %.8g, "
-                            "lower bound %.8g, %.1f s", n_nodes, len(stack), node.depth, inc_value,
-                            min(closed, open_bound(), inc_value), last_log - start)
-                if bar is not None:
-                    bar.set_postfix(incumbent=f"{inc_value:.6g}", open=len(stack))
+                last_log = _log_progress(bar, start, n_nodes, len(stack), node.depth, inc_value,
+                                         min(closed, open_bound(), inc_value))
     except KeyboardInterrupt:
         status = "interrupted"
         closed = min(closed, current)
     if bar is not None:
         bar.close()
 
-    lower = min(closed, open_bound())
-    if inc_labels is None:  # a limit struck before any leaf and without a seed
-        inc_labels = labelset.initial(scores=root.f if np.any(root.f) else None,
-                                      random_state=random_state)
-        inc_value = np.inf
-    with warnings.catch_warnings():  # the primal value is an upper bound of J at any α
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        J_value, J_alpha = problem.J(inc_labels, alpha0=inc_alpha, tol=1e-8)
-    upper = min(inc_value, float(J_value))
-    lower = min(lower, upper)
-    finished = status == "optimal"
-    seconds = time.perf_counter() - start
-    if finished:
-        value = upper
-        message = (f"optimal: {n_nodes} nodes, certified lower bound {lower:.10g} "
-                   f"(relative tolerance {tol:g})")
-    else:
-        value = lower
-        limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
-                 "time_limit": f"time_limit={time_limit} s"}[status]
-        message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
-                   f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
-        warnings.warn(f"branch_and_bound {message}; the labels are not proven optimal.",
-                      ConvergenceWarning, stacklevel=3)
-    history.append({"iteration": n_nodes, "value": upper, "lower_bound": lower,
-                    "source": "end", "seconds": seconds})
-    if verbose:
-        logger.info("branch_and_bound: %s (%.2f s)", message, seconds)
-    return SolveResult(
-        method="exact", value=float(value), labels=np.asarray(inc_labels, dtype=float),
-        upper_bound=float(upper), certified=finished, status=status, message=message,
-        n_iter=n_nodes, seconds=seconds, history=history, alpha=J_alpha, mu=np.ones(1),
-        working_set=[np.asarray(inc_labels, dtype=float)],
-        extra={"n_nodes": n_nodes, "n_pruned": n_pruned, "incumbent": float(upper),
-               "lower_bound": float(lower), "root_bound": root_bound,
-               "seed": seed, "bound": bound,
-               "n_steps": bb.n_steps, "pinned": pinned})
+    search = {"n_nodes": n_nodes, "n_pruned": n_pruned, "root_bound": root_bound,
+              "pinned": pinned, "status": status, "history": history, "start": start}
+    return _search_result(problem, bb, root, min(closed, open_bound()), inc_labels, inc_value,
+                          inc_alpha, search, bound, seed, tol, max_nodes, time_limit, verbose,
+                          random_state)
