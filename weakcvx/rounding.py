@@ -24,8 +24,8 @@ from .svm import solve_box_qp
 __all__ = ["round_scores", "supervised_scores", "best_of_starts", "initial_labelings",
            "POLISH_TOL"]
 
-#: Projected-gradient tolerance of the SVM fits inside the rounding's polish; the labels it
-#: ends at get an exact ``J`` (default tolerance) afterwards.
+#: Projected-gradient tolerance of the loose SVM fits of a search (the alternating heuristic's
+#: loop, the rounding's polish); the labels it ends at get an exact ``J`` afterwards.
 POLISH_TOL = 1e-3
 
 

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..api import solve
 from ..cutting_plane import RoundPolicy, is_large
+from ..rounding import supervised_scores
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
@@ -177,7 +178,7 @@ class SemiSupervisedScoreMixin:
 BALANCE_WARNING_GAP = 0.25
 
 
-def _warn_if_balance_disagrees(problem, y_known):
+def _warn_if_balance_disagrees(problem, y_known, scores):
     """Warn when the default balance (the labeled class ratio, imposed exactly on the unlabeled
     points) disagrees with what an SVM trained on the labeled points predicts there, when that
     SVM classifies every labeled point correctly.
@@ -186,14 +187,12 @@ def _warn_if_balance_disagrees(problem, y_known):
     stratified sample. When they are not, it forces the split: measured on two separable blobs
     of 200 points with 1 positive and 9 negative labeled points, S3VM 0.60 accuracy against
     1.00 for an SVC on the 10 labeled points, and 0.99 with ``positive_fraction=0.5``.
+    ``scores`` are that SVM's (:func:`weakcvx.rounding.supervised_scores`).
     """
-    from ..rounding import supervised_scores
-
     unlabeled = y_known == 0
     if not unlabeled.any():
         return
     labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
-    scores = supervised_scores(problem)
     if scores is None:
         return
     predicted = float(np.mean(scores[unlabeled] > 0))
@@ -410,10 +409,16 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         C_u = self.C if self.C_unlabeled is None else self.C_unlabeled
         problem = WeakLabelProblem(labelset=labelset, costs=(self.C, C_u),
                                    **self._problem_inputs(X))
+        search = self.relaxation in ("label_generation", "alternating")
+        # the SVM of the labeled points, computed once: the balance check and the searches' start
+        scores = supervised_scores(problem) if search or self.positive_fraction is None \
+            else None
         if self.positive_fraction is None:
-            _warn_if_balance_disagrees(problem, y_known)
+            _warn_if_balance_disagrees(problem, y_known, scores)
         options = {}
-        if self.relaxation in ("label_generation", "alternating"):
+        if search and scores is not None:
+            options["initial"] = labelset.initial(scores=scores)
+        if search:
             options["max_iter"] = self.max_iter if self.max_iter is not None else \
                 (S3VM_ROUNDS if self.relaxation == "label_generation" else 100)
             if self.tol is not None:
