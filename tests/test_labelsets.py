@@ -282,12 +282,26 @@ def test_clustering_sdp_uses_the_integral_beta():
 
 
 @pytest.mark.parametrize("kind", ["enumerated", "custom"])
-def test_sdp_constraints_not_available(kind):
+def test_sdp_constraints_without_a_count_description_leave_the_elliptope(kind):
     cp = pytest.importorskip("cvxpy")
     B, _, _ = make(kind, 0)
     M = cp.Variable((B.n_samples, B.n_samples), symmetric=True)
-    with pytest.raises(NotImplementedError, match="Clustering, SemiSupervised and Proportions"):
-        B.sdp_constraints(M)
+    assert B.sdp_constraints(M) == []
+
+
+def test_custom_sdp_hook_is_used_and_checked():
+    cp = pytest.importorskip("cvxpy")
+    B = Custom(3, lambda r: np.where(r >= 0, 1.0, -1.0),
+               sdp_constraints=lambda M: [M[0, 1] == 1])
+    M = cp.Variable((3, 3), symmetric=True)
+    (con,) = B.sdp_constraints(M)
+    M.value = np.ones((3, 3))
+    assert np.max(con.violation()) <= SDP_TOL
+    M.value = np.eye(3)
+    assert np.max(con.violation()) > 0.5
+    bad = Custom(3, lambda r: np.where(r >= 0, 1.0, -1.0), sdp_constraints=lambda M: M[0, 1] == 1)
+    with pytest.raises(TypeError, match="must return a list"):
+        bad.sdp_constraints(M)
 
 
 def test_sdp_constraints_check_the_shape_of_M():

@@ -229,13 +229,26 @@ def test_default_scs_run():
 
 
 # -- errors ---------------------------------------------------------------------------------------
-def test_unsupported_label_set():
-    K = np.eye(3)
-    labelset = wc.labelsets.Enumerated([[1, -1, 1], [-1, 1, 1]])
-    problem = wc.WeakLabelProblem(K, labelset)
-    with pytest.raises(ValueError, match="supports the label sets SemiSupervised, Clustering, "
-                                         "Proportions. Got Enumerated"):
+def test_label_set_of_selected_rows_is_refused():
+    bags = [np.array([[0.0], [1.0]]), np.array([[2.0]])]
+    labelset = wc.labelsets.KeyInstances([0, 0, 1], [1, -1])
+    problem = wc.WeakLabelProblem(features=np.vstack(bags), labelset=labelset)
+    with pytest.raises(ValueError, match="KeyInstances selects rows"):
         solve_sdp(problem)
+
+
+def test_a_set_without_constraints_gets_the_elliptope_rung_below_its_optimum():
+    # Enumerated declares no SDP constraints: M ranges over the elliptope, a weaker but valid
+    # relaxation of conv{yyᵀ : y ∈ B}
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 2))
+    V = np.sign(rng.normal(size=(5, 6)))
+    V[V == 0] = 1.0
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=1.0), wc.labelsets.Enumerated(V),
+                                  costs=2.0)
+    res = solve_sdp(problem)
+    exact = min(problem.J(v)[0] for v in V)
+    assert res.certified and res.value <= exact + 1e-6
 
 
 def test_too_many_points():

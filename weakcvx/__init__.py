@@ -9,7 +9,7 @@ feasible labeling), and the scikit-learn estimators wrap it.
 
 import logging
 
-from . import datasets, kernels, labelsets, ladder, model_selection
+from . import datasets, formulations, kernels, labelsets, ladder, model_selection
 from ._validation import MemoryBudgetError, get_config, set_config
 from .api import solve
 from .estimators import (S3VM, BetaSVM, BranchAndBoundS3VM, InvCal, MaxMarginClustering, MeanMap,

@@ -77,8 +77,8 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         if algorithm not in ("auto", "enumerate", "branch_and_bound"):
             raise ValueError("`algorithm` must be 'auto', 'enumerate' or 'branch_and_bound'. "
                              f"Got {algorithm!r} instead.")
-        if algorithm == "branch_and_bound" or (
-                algorithm == "auto" and hasattr(exact, "branch_and_bound")):
+        if algorithm == "branch_and_bound" or (algorithm == "auto" and problem.fast):
+            # branch and bound needs a box containing 0 (Formulation.box()); else enumerate
             return exact.branch_and_bound(problem, verbose=verbose, **options)
         return enumerate_optimum(problem, verbose=verbose, **options)
 

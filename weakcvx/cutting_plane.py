@@ -102,6 +102,11 @@ def _eigen_directions(problem, alpha, k=2):
     return [np.asarray(R @ v).ravel() for v in Vt]
 
 
+def _tie_weights(problem):
+    """Per-point weights of the oracles' tie-break: the box (costs), or ones without one."""
+    return problem.costs if problem.fast else np.ones(problem.n_samples)
+
+
 def _violated_by_sorting(problem, alpha, working_set, quadratics, scores, n_starts=4,
                          eigen_starts=True):
     r"""Candidate violated labels by sorting oracles only (no enumeration).
@@ -127,7 +132,7 @@ def _violated_by_sorting(problem, alpha, working_set, quadratics, scores, n_star
         if eigen_starts else []
     for v in directions:
         for direction in (v, -v):
-            b0 = labelset.argmax(alpha * direction + 1e-6 * problem.costs * direction)
+            b0 = labelset.argmax(alpha * direction + 1e-6 * _tie_weights(problem) * direction)
             starts.append((b0, direction))
     labels, values = _ascend_block(problem, alpha, starts)
     distinct, kept = [], []
@@ -168,7 +173,7 @@ def _ascend_block(problem, alpha, starts, max_steps=10):
             values[j] = float(V[:, col] @ KV[:, col])
             if step == max_steps:
                 continue
-            r = alpha * KV[:, col] + 1e-6 * problem.costs * starts[j][1]
+            r = alpha * KV[:, col] + 1e-6 * _tie_weights(problem) * starts[j][1]
             b_new = labelset.argmax(r)
             if not np.array_equal(b_new, labels[j]):
                 labels[j] = np.asarray(b_new, dtype=float)
@@ -249,7 +254,7 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         if any(np.array_equal(res.labels, e) for e in ends):
             continue
         ends.append(res.labels)
-        lower = float(res.alpha.sum()) - 0.5 * problem.quadratic(res.alpha, res.labels)
+        lower = problem.dual_value(res.alpha, res.labels)
         brackets.append((res.upper_bound, lower, len(brackets), res.labels, res.alpha))
     for _, lower, _, labels, alpha0 in sorted(brackets, key=lambda t: t[:3]):
         if best is not None and lower >= best[1]:
@@ -437,7 +442,8 @@ def _master(problem, working_set, alpha, mu, master, policy, random_state, final
                         else policy.max_alternations,
                         inner_tol=policy.inner_tol,
                         solver="CLARABEL" if problem.n_samples <= 300 else "SCS",
-                        random_state=random_state, gram=getattr(problem, "gram", None))
+                        random_state=random_state, gram=getattr(problem, "gram", None),
+                        dual=None if problem.fast else problem.formulation.dual)
 
 
 def _violated(problem, sol, working_set, scores, policy, elements):
@@ -554,7 +560,10 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
     if master_tol is not None:
         policy = replace(policy, final_tol=master_tol)
     if master is None:
-        master = "cvxpy" if oracle == "exact" else "mklgl"
+        master = "cvxpy" if oracle == "exact" or not problem.fast else "mklgl"
+    elif master == "mklgl" and not problem.fast:
+        raise ValueError(f"`master`='mklgl' needs a formulation with a box fast path; "
+                         f"{problem.formulation!r} has none: use master='cvxpy' (or None).")
     elements = None
     if oracle == "exact":
         elements = problem.labelset.enumerate(
@@ -579,7 +588,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         if elements is not None:
             # any α of the box certifies 1ᵀα − ½ max_{b∈B} αᵀQ_bα ≤ hull value (minimax): keep
             # the best over the rounds, the last α need not be the best one
-            certified_value = max(certified_value, float(alpha.sum() - 0.5 * q_cuts[0]))
+            certified_value = max(certified_value, problem.f(alpha) - 0.5 * float(q_cuts[0]))
         violation = float(q_cuts[0]) - q_hat
         record = {"iteration": it, "value": value, "lower": sol.lower, "violation": violation,
                   "working_set_size": len(working_set), "alternations": sol.n_alternations,
@@ -653,7 +662,7 @@ def _finish(problem, policy, master, working_set, sol, random_state, elements,
              "oracle": "sorting" if elements is None else "exact"}
     if elements is not None:
         q_all = _all_quadratics(problem, alpha, elements)
-        value = max(certified_value, float(alpha.sum() - 0.5 * q_all.max()))
+        value = max(certified_value, problem.f(alpha) - 0.5 * float(q_all.max()))
         certified = True
     labels, upper, labels_alpha = round_relaxation(problem, alpha, working_set, mu,
                                                    polish_iter=policy.polish_iter,

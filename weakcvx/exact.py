@@ -676,6 +676,12 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     time_limit = _check_limit(time_limit, "time_limit", float)
     if not isinstance(tol, Real) or not math.isfinite(tol) or tol < 0:
         raise ValueError(f"`tol` must be a non-negative float. Got {tol!r} instead.")
+    if not problem.fast:
+        # the node bound sets the α of unassigned points to 0: A must be a box containing 0
+        raise ValueError(f"branch_and_bound needs a formulation whose A is a box containing 0 "
+                         f"(a fast path, Formulation.box()); {problem.formulation!r} declares "
+                         "none. Use solve(problem, method='exact', algorithm='enumerate') on "
+                         "tiny problems.")
     labelset = problem.labelset
     cc = labelset.count_constraints()
     if cc is None or getattr(labelset, "is_sign_set", True) is False:

@@ -66,7 +66,6 @@ ENUMERATION_LIMIT = 2**16
 #: (``0.7 * 10 = 7.000000000000001``) is not lost by ``floor``/``ceil``.
 COUNT_TOLERANCE = 1e-9
 
-_SDP_SETS = "Clustering, SemiSupervised and Proportions"
 
 
 # -- input checks -----------------------------------------------------------------------------
@@ -206,6 +205,12 @@ class LabelSet:
 
     symmetric = False
 
+    @property
+    def identity_support(self):
+        """Whether every element's label kernel is ``K ∘ bbᵀ`` on all points in order (the
+        dual variables are the points; :meth:`support` is not overridden)."""
+        return type(self).support is LabelSet.support
+
     def __init__(self, n_samples):
         self.n_samples = _check_n_samples(n_samples)
         self._fixed = None
@@ -322,20 +327,34 @@ class LabelSet:
         return np.arange(self.n_samples), np.asarray(b, dtype=float)
 
     def sdp_constraints(self, M):
-        """The linear constraints on ``M ≈ yyᵀ`` implied by ``B`` beyond ``M ⪰ 0, diag M = 1``.
+        r"""The linear constraints on ``M ≈ yyᵀ`` implied by ``B`` beyond ``M ⪰ 0, diag M = 1``.
+
+        Generic, from the count description (fixed labels ``y_L`` and groups ``G`` with
+        ``s_G = 1ᵀy_G = 2n₊(G) − |G| ∈ [a_G, b_G]``), each an identity of ``M = yyᵀ``:
+
+        .. math::
+
+            M_{LL} = y_L y_L^\top, \qquad
+            a_G \le y_i M_{iG} 1 \le b_G \ (i \in L), \qquad
+            |M_{iG} 1| \le \max(|a_G|, |b_G|) \ (i \in G), \qquad
+            1^\top M_{GH} 1 \in \{s_G s_H\} \text{'s range}.
+
+        A set without a count description adds nothing (``M`` ranges over the elliptope, still
+        a relaxation of ``conv{yyᵀ : y ∈ B}``); :class:`Custom` sets may declare their own.
+        The built-in sets override this with the same constraints in fewer rows.
 
         Parameters
         ----------
-        M : cvxpy.Variable of shape (n_samples, n_samples), symmetric
+        M : cvxpy expression of shape (n_samples, n_samples), symmetric
 
         Returns
         -------
         list of cvxpy constraints
         """
-        raise NotImplementedError(
-            f"{type(self).__name__} has no SDP description; SDP relaxations support "
-            f"{_SDP_SETS}."
-        )
+        self._check_sdp_variable(M)
+        if self._groups is None:
+            return []
+        return _count_sdp_constraints(M, self._fixed, self._groups)
 
     def __repr__(self):
         return f"{type(self).__name__}(n_samples={self.n_samples})"
@@ -589,6 +608,39 @@ def _cp():
     import cvxpy
 
     return cvxpy
+
+
+def _count_sdp_constraints(M, fixed, groups):
+    """The SDP constraints of a count description (see :meth:`LabelSet.sdp_constraints`)."""
+    cp = _cp()
+    L = np.flatnonzero(fixed != 0)
+    y_L = fixed[L].astype(float)
+    constraints = []
+    if len(L) > 1:
+        i, j = np.triu_indices(len(L), 1)
+        constraints.append(M[L[i], L[j]] == y_L[i] * y_L[j])
+    a = np.array([2 * lo - len(idx) for idx, lo, _ in groups], dtype=float)
+    b = np.array([2 * hi - len(idx) for idx, _, hi in groups], dtype=float)
+    sums = []
+    for k, (idx, _, _) in enumerate(groups):
+        row_sums = M[:, idx] @ np.ones(len(idx))  # y_i s_G for M = yyᵀ
+        sums.append(row_sums)
+        bound = max(abs(a[k]), abs(b[k]))
+        constraints += [row_sums[idx] <= bound, row_sums[idx] >= -bound]
+        if len(L):
+            signed = cp.multiply(y_L, row_sums[L])  # = s_G for every fixed i
+            constraints += ([signed == a[k]] if a[k] == b[k]
+                            else [signed >= a[k], signed <= b[k]])
+    for k, (idx_k, _, _) in enumerate(groups):
+        for l in range(k, len(groups)):
+            block = cp.sum(sums[l][groups[k][0]])  # 1ᵀ M_{G_k G_l} 1 = s_k s_l
+            corners = [a[k] * a[l], a[k] * b[l], b[k] * a[l], b[k] * b[l]]
+            lo, hi = min(corners), max(corners)
+            if k == l:
+                straddles = a[k] <= 0 <= b[k]
+                lo = float(len(idx_k) % 2) if straddles else min(a[k] ** 2, b[k] ** 2)
+            constraints += [block == lo] if lo == hi else [block >= lo, block <= hi]
+    return constraints
 
 
 class Clustering(LabelSet):
@@ -934,6 +986,10 @@ class Custom(LabelSet):
         ``enumerate() -> array (N, n_samples)``: all elements (tiny sets only).
     symmetric : bool, default=False
         Declare that ``-b`` is in ``B`` whenever ``b`` is.
+    sdp_constraints : callable, optional
+        ``sdp_constraints(M) -> list`` of CVXPY constraints on ``M ≈ yyᵀ`` valid for every
+        ``y ∈ B`` (identities of ``yyᵀ``, linear in ``M``), added to the SDP rung
+        (``M ⪰ 0, diag M = 1``); without it the SDP ranges over the whole elliptope.
 
     Raises
     ------
@@ -966,17 +1022,29 @@ class Custom(LabelSet):
     """
 
     def __init__(self, n_samples, oracle, contains=None, initial=None, enumerate=None, *,
-                 symmetric=False):
+                 symmetric=False, sdp_constraints=None):
         super().__init__(n_samples)
         for name, fn in [("oracle", oracle), ("contains", contains), ("initial", initial),
-                         ("enumerate", enumerate)]:
+                         ("enumerate", enumerate), ("sdp_constraints", sdp_constraints)]:
             if not callable(fn) and not (fn is None and name != "oracle"):
                 raise TypeError(f"`{name}` must be callable. Got {fn!r} instead.")
         self.oracle = oracle
         self._contains_fn = contains
         self._initial_fn = initial
         self._enumerate_fn = enumerate
+        self._sdp_fn = sdp_constraints
         self.symmetric = bool(symmetric)
+
+    def sdp_constraints(self, M):
+        """The user's ``sdp_constraints(M)``, or none (the elliptope)."""
+        self._check_sdp_variable(M)
+        if self._sdp_fn is None:
+            return []
+        constraints = self._sdp_fn(M)
+        if not isinstance(constraints, (list, tuple)):
+            raise TypeError("`sdp_constraints` must return a list of cvxpy constraints. Got "
+                            f"{type(constraints).__name__} instead.")
+        return list(constraints)
 
     def _check_returned(self, b, name):
         try:

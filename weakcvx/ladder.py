@@ -30,6 +30,8 @@ logger = logging.getLogger("weakcvx")
 
 #: Above this many labelings, the exact oracle / enumeration is not attempted by default.
 SMALL_LABELSET = 2**14
+#: The same limit for a formulation without a fast path (a CVXPY solve, ~10 ms, per labeling).
+SMALL_LABELSET_CVXPY = 2**10
 #: Above this many points, the SDP rung is skipped by default (SCS at eps 1e-3 takes ~47 s at
 #: n=200 on these machines: docs/design.rst §3.4).
 SDP_MAX_N = 200
@@ -422,18 +424,22 @@ def _default_plan(problem):
         size = labelset.cardinality()
     except NotImplementedError:  # a Custom set without `enumerate`: its size is unknown
         size = None
-    small = size is not None and size <= SMALL_LABELSET
+    limit, name = (SMALL_LABELSET, "SMALL_LABELSET") if problem.fast else \
+        (SMALL_LABELSET_CVXPY, "SMALL_LABELSET_CVXPY")
+    small = size is not None and size <= limit
     too_many = (f"|B| = {_count(size)} labelings, above the enumeration limit "
-                f"SMALL_LABELSET = {SMALL_LABELSET:,}" if size is not None
+                f"{name} = {limit:,}" if size is not None
                 else "the label set cannot be enumerated (no `enumerate`)")
     try:
         from . import sdp
 
-        if not isinstance(labelset, sdp.SUPPORTED_LABELSETS):
-            skipped.append(("sdp", f"the SDP model does not cover {type(labelset).__name__}"))
-        elif problem.n_samples > SDP_MAX_N:
+        sdp_max_n = SDP_MAX_N if problem.fast else sdp.CUTTING_PLANE_MAX_N
+        if not labelset.identity_support:
+            skipped.append(("sdp", f"the SDP model does not cover {type(labelset).__name__} "
+                            "(its label kernels are not K ∘ yyᵀ)"))
+        elif problem.n_samples > sdp_max_n:
             skipped.append(("sdp", f"n = {problem.n_samples} points, above the SDP's size "
-                            f"limit SDP_MAX_N = {SDP_MAX_N}"))
+                            f"limit {sdp_max_n} for {problem.formulation!r}"))
         else:
             methods.append(("sdp", "sdp", {}))
     except ImportError:
@@ -446,8 +452,9 @@ def _default_plan(problem):
         skipped.append(("label_generation (exact oracle)", too_many))
     from . import exact
 
-    # branch and bound needs a count description of B; other sets are enumerated
-    if small or (hasattr(exact, "branch_and_bound") and labelset.count_constraints() is not None):
+    # branch and bound needs a count description of B and a box containing 0; else enumerate
+    if small or (hasattr(exact, "branch_and_bound") and problem.fast
+                 and labelset.count_constraints() is not None):
         methods.append(("exact", "exact", {}))
     else:
         skipped.append(("exact", too_many + ", and not described by counts (no branch and "
@@ -459,8 +466,8 @@ def _default_plan(problem):
 def default_methods(problem):
     """The rungs :func:`compare` runs by default for this problem.
 
-    SDP when the label set supports it (``weakcvx.sdp.SUPPORTED_LABELSETS``) and
-    ``n ≤ SDP_MAX_N``; label generation with the sorting oracle, and with the exact oracle when
+    SDP when the label set's label kernels are ``K ∘ yyᵀ`` and ``n ≤ SDP_MAX_N``
+    (``weakcvx.sdp.CUTTING_PLANE_MAX_N`` for a formulation without a fast path); label generation with the sorting oracle, and with the exact oracle when
     ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
     when B is described by counts), whose time limit :func:`compare` sets; alternating.
     The rungs left out are listed, with the reason, in :attr:`LadderTable.skipped`.
@@ -550,7 +557,7 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
             rungs.append(Rung(name=name, result=None, failure="not run (interrupted)"))
             continue
         options = {**method_options.get(method, {}), **options}
-        if (method == "exact" and time_limit is not None
+        if (method == "exact" and time_limit is not None and problem.fast
                 and options.get("algorithm", "auto") != "enumerate"):
             options.setdefault("time_limit", float(time_limit))
         # the branch and bound reports progress at verbose 1, the others from verbose 2

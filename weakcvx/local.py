@@ -32,6 +32,21 @@ def relabel_scores(scores, costs):
     return costs * (np.maximum(0.0, 1.0 + scores) - np.maximum(0.0, 1.0 - scores))
 
 
+def _relabel(problem, scores):
+    """The best labeling in B for fixed scores: the label set's own ``relabel`` (bags), or
+    ``argmax_b Σ b_i δ_i`` with ``δ_i = ℓ_i(−f_i) − ℓ_i(f_i)`` from the formulation's loss (the
+    unit-cost hinge's for a formulation that declares none: then a heuristic step, which the
+    loop accepts only when ``J`` decreases)."""
+    labelset = problem.labelset
+    costs = problem.costs if problem.fast else np.ones(len(scores))
+    if hasattr(labelset, "relabel"):
+        return labelset.relabel(scores, costs)
+    loss_pos = problem.formulation.loss(scores) if problem.fast else None
+    if loss_pos is None or problem.shift is None:
+        return labelset.argmax(relabel_scores(scores, costs))
+    return labelset.argmax(problem.formulation.loss(-scores) - loss_pos)
+
+
 def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0,
                 j_tol=None):
     """Alternate SVM fit and exact relabeling by the label set's oracle, to a local optimum.
@@ -85,8 +100,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
     it = 0
     for it in range(1, max_iter + 1):
         scores = problem.decision_scores(alpha, [b], np.ones(1))
-        b_new = labelset.relabel(scores, problem.costs) if hasattr(labelset, "relabel") \
-            else labelset.argmax(relabel_scores(scores, problem.costs))
+        b_new = _relabel(problem, scores)
         if np.array_equal(b_new, b):
             status, message = "converged", "labels unchanged"
             break

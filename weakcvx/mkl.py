@@ -78,7 +78,8 @@ def _quadratics(R, rows, signs, alpha):
     return out
 
 
-def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fallback=True):
+def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fallback=True,
+                 dual=None):
     r"""Master problem as an SOCP in CVXPY (Lanckriet et al. 2004), the reference.
 
     .. math::
@@ -87,12 +88,15 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
         0 \le \alpha \le c, \qquad \tfrac12 \|R_t^\top \alpha\|^2 \le \theta \;\; (t = 1..T)
 
     The dual variables of the T quadratic constraints are the kernel weights μ (they sum to 1).
+    With ``dual``, any concave ``f`` and convex ``A`` replace ``1ᵀα`` and the box
+    (docs/formulations.rst): ``max f(α) − θ`` s.t. ``α ∈ A`` and the same T cones.
 
     Parameters
     ----------
     factor : ndarray (n, r) or sparse (n, d)
     rows, signs : ndarray (T, m)
-    c : ndarray (m,)
+    c : ndarray (m,) or None
+        The box; ``None`` with ``dual``.
     solver : str
         Any CVXPY solver that handles SOCPs. Measured (docs/design.rst): SCS 0.7 s at n=300,
         Clarabel 3 s; ECOS does not finish at n=1000. Use ``"CLARABEL"`` for tight accuracy on
@@ -103,6 +107,9 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
         When ``solver`` fails (an exception, a failure status or no solution), try the other
         installed solvers of ``weakcvx._solvers.SOCP_ORDER`` (Clarabel, SCS, ECOS) with their
         default options, with a :class:`~weakcvx._solvers.SolverFallbackWarning`.
+    dual : callable, optional
+        ``dual(alpha) -> (f, constraints)`` for a ``cvxpy.Variable`` (a formulation's
+        :meth:`~weakcvx.formulations.Formulation.dual`).
 
     Returns
     -------
@@ -129,8 +136,8 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
         R_t = factor[rows[t]]
         R_t = R_t.multiply(signs[t][:, None]).tocsr() if sp.issparse(R_t) else signs[t][:, None] * R_t
         quad_constraints.append(0.5 * cp.sum_squares(R_t.T @ alpha) <= theta)
-    constraints = [alpha >= 0, alpha <= c] + quad_constraints
-    prob = cp.Problem(cp.Maximize(cp.sum(alpha) - theta), constraints)
+    f, box = (cp.sum(alpha), [alpha >= 0, alpha <= c]) if dual is None else dual(alpha)
+    prob = cp.Problem(cp.Maximize(f - theta), list(box) + quad_constraints)
     solver = solve_in_order(
         prob, solver_order(solver, SOCP_ORDER, fallback),
         lambda index, name: dict(solver_options or {}) if index == 0 else {},
@@ -140,11 +147,16 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
     if prob.status == cp.OPTIMAL_INACCURATE:
         warnings.warn(f"solver {solver!r} returned 'optimal_inaccurate' for the master SOCP",
                       ConvergenceWarning, stacklevel=2)
-    a = np.clip(np.asarray(alpha.value).ravel(), 0.0, c)
+    a = np.asarray(alpha.value, dtype=float).ravel()
+    if dual is None:
+        a = np.clip(a, 0.0, c)
+        f_value = float(a.sum())
+    else:
+        f_value = float(f.value)
     mu = np.array([max(float(np.sum(con.dual_value)), 0.0) for con in quad_constraints])
     mu = mu / mu.sum() if mu.sum() > 0 else np.full(T, 1.0 / T)
     q = _quadratics(factor, rows, signs, a)
-    lower = float(a.sum() - 0.5 * q.max())
+    lower = f_value - 0.5 * float(q.max())
     return MasterSolution(value=float(prob.value), lower=lower, alpha=a, mu=mu, quadratics=q,
                           n_alternations=1, converged=True)
 
@@ -249,12 +261,14 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
 
 def solve_master(factor, rows, signs, c, master="mklgl", alpha0=None, mu0=None, tol=1e-4,
                  max_alternations=200, inner_tol=None, solver="SCS", solver_options=None,
-                 random_state=0, gram=None):
-    """Dispatch to :func:`master_mklgl` (``master="mklgl"``) or :func:`master_cvxpy`."""
+                 random_state=0, gram=None, dual=None):
+    """Dispatch to :func:`master_mklgl` (``master="mklgl"``) or :func:`master_cvxpy` (with
+    ``dual``, a formulation's ``f`` and ``A``: CVXPY only)."""
     if master == "mklgl":
         return master_mklgl(factor, rows, signs, c, alpha0=alpha0, mu0=mu0, tol=tol,
                             max_alternations=max_alternations, inner_tol=inner_tol,
                             random_state=random_state, gram=gram)
     if master == "cvxpy":
-        return master_cvxpy(factor, rows, signs, c, solver=solver, solver_options=solver_options)
+        return master_cvxpy(factor, rows, signs, c, solver=solver, solver_options=solver_options,
+                            dual=dual)
     raise ValueError(f"`master` must be 'mklgl' or 'cvxpy'. Got {master!r} instead.")

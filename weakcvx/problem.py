@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from . import kernels
 from ._validation import check_real
+from .formulations import Formulation, Hinge
 from .result import SolverError
 from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, solve_box_qp
 
@@ -78,6 +79,45 @@ def append_constant_feature(X, value):
     return F
 
 
+def _resolve_formulation(formulation, costs):
+    """The formulation of a problem: ``formulation``, or ``Hinge(C=costs)`` (``costs`` is the
+    shorthand for the hinge loss; default 1)."""
+    if formulation is None:
+        return Hinge(C=1.0 if costs is None else costs)
+    if not isinstance(formulation, Formulation):
+        raise TypeError("`formulation` must be a weakcvx.formulations.Formulation (e.g. "
+                        f"Hinge(C=1.0), SquaredHinge(C=1.0)). Got {type(formulation).__name__}.")
+    if costs is not None:
+        raise ValueError("Give the costs either as `costs=` (the hinge loss) or inside "
+                         f"`formulation=`, not both. Got costs={costs!r} and "
+                         f"formulation={formulation!r}.")
+    return formulation
+
+
+def _solve_cvxpy(prob, solver, what):
+    """Solve a CVXPY model of a formulation (Clarabel, then SCS), or raise ``SolverError``."""
+    import cvxpy as cp
+
+    names = [solver] if solver else [s for s in ("CLARABEL", "SCS", "ECOS")
+                                     if s in cp.installed_solvers()]
+    statuses = []
+    for name in names:
+        try:
+            with warnings.catch_warnings():  # reported below as a ConvergenceWarning
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                prob.solve(solver=name)
+        except cp.error.SolverError as exc:
+            statuses.append(f"{name}: {exc}")
+            continue
+        if prob.status == cp.OPTIMAL_INACCURATE:
+            warnings.warn(f"{what}: solver {name} returned 'optimal_inaccurate'",
+                          ConvergenceWarning, stacklevel=3)
+        if prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            return
+        statuses.append(f"{name}: {prob.status}")
+    raise SolverError(f"{what}: no solver returned an optimal solution ({'; '.join(statuses)}).")
+
+
 class WeakLabelProblem:
     r"""A weak-label large-margin problem: ``min_{y ∈ B} J(y)``.
 
@@ -140,8 +180,8 @@ class WeakLabelProblem:
     0.222
     """
 
-    def __init__(self, kernel=None, labelset=None, costs=1.0, *, features=None, rank=None,
-                 y_true=None, name=None, check_psd=True):
+    def __init__(self, kernel=None, labelset=None, costs=None, *, formulation=None,
+                 features=None, rank=None, y_true=None, name=None, check_psd=True):
         from .labelsets import LabelSet
 
         if labelset is None:
@@ -169,6 +209,7 @@ class WeakLabelProblem:
                 raise ValueError(f"`rank` must be None or a positive integer. Got {rank!r} "
                                  "instead.")
             rank = int(rank)
+        formulation = _resolve_formulation(formulation, costs)
         if features is not None:
             check_real(features, "features")
             if sp.issparse(features):
@@ -182,11 +223,15 @@ class WeakLabelProblem:
                 if not np.all(np.isfinite(X)):
                     raise ValueError("`features` must contain only finite values. Got NaN or inf.")
                 X = np.ascontiguousarray(X)
+            if formulation.offset:  # K + ρ11ᵀ: a constant feature √ρ
+                X = append_constant_feature(X, np.sqrt(formulation.offset))
             self._factor = X
             self.kernel = None
             self.gram = None
         else:
             K = kernels.check_kernel_matrix(kernel)
+            if formulation.offset:
+                K = K + formulation.offset
             self.kernel = K
             self._rank = rank
             # the solvers use K itself when the factor would be exact and K is small enough; the
@@ -207,7 +252,8 @@ class WeakLabelProblem:
                 f"{self.n_samples} rows."
             )
         self.labelset = labelset
-        self.costs = np.asarray(labelset.per_point_costs(costs), dtype=float)
+        self.formulation = formulation.bind(labelset)
+        self._set_box()
         if y_true is not None:
             y_true = np.asarray(check_real(y_true, "y_true"), dtype=float)
             if y_true.shape != (self.n_samples,) or not np.all(np.isin(y_true, (-1.0, 1.0))):
@@ -217,6 +263,40 @@ class WeakLabelProblem:
                 )
         self.y_true = y_true
         self.name = name or type(labelset).__name__
+
+    def _set_box(self):
+        """The fast path of the formulation: ``costs`` (the box) and the diagonal ``shift``
+        folded into the kernel (``Q_b + diag(shift)`` is the label kernel of ``K + diag(shift)``
+        when the dual variables are the points themselves); ``costs = None`` without one."""
+        box = self.formulation.box()
+        self.shift = None
+        self._base_factor = None
+        if box is not None and box[1] is not None and not self.labelset.identity_support:
+            box = None  # the shift would depend on b: the CVXPY path
+        if box is None:
+            self.costs = None
+            return
+        upper, shift = box
+        self.costs = np.asarray(upper, dtype=float)
+        if shift is None:
+            return
+        self.shift = np.asarray(shift, dtype=float)
+        self._base_factor = self._factor  # the factor of K without the shift, when built
+        if self.gram is not None:
+            self.gram = self.gram + np.diag(self.shift)
+            self.kernel = self.gram
+            return
+        if self.kernel is not None:
+            self.kernel = self.kernel + np.diag(self.shift)
+        # [R, diag(√shift)] (n, r + n), sparse: R Rᵀ + diag(shift)
+        R = self._factor
+        self._factor = sp.hstack([sp.csr_matrix(R), sp.diags(np.sqrt(self.shift))],
+                                 format="csr")
+
+    @property
+    def fast(self):
+        """Whether the formulation has a box fast path (else every α-step is a CVXPY solve)."""
+        return self.costs is not None
 
     @property
     def factor(self):
@@ -309,6 +389,8 @@ class WeakLabelProblem:
             When ``b`` is not a ±1 vector of shape (n_samples,).
         """
         self._check_labeling(b)
+        if not self.fast:
+            return self.J_cvxpy(b)
         rows, signs = self.support(b)
         if tol is None:
             tol = 1e-6 if self.n_samples <= 20000 else 1e-3
@@ -322,6 +404,75 @@ class WeakLabelProblem:
                     or sol.gap > J_LOOSE_GAP * max(1.0, abs(sol.primal_value))):
                 sol = self._refine(b, rows, signs, sol, tol, max_epochs)
         return float(sol.primal_value), sol.alpha
+
+    def label_factor(self, b):
+        """``G_b`` with ``Q_b = G_b G_bᵀ`` (without the fast path's diagonal shift), dense (m, r) or sparse: ``diag(s) R[rows]``
+        (CVXPY models; the dense factor of ``gram`` is built on first use)."""
+        rows, signs = self.support(b)
+        R = self.factor if self.shift is None else self._unshifted_factor()
+        return sp.diags(signs) @ R[rows] if sp.issparse(R) else signs[:, None] * R[rows]
+
+    def _unshifted_factor(self):
+        """A factor of the kernel without the fast path's diagonal shift (for the CVXPY
+        reference, whose ``f`` carries that term itself)."""
+        if self._base_factor is None:
+            self._base_factor = kernels.factor(self.kernel - np.diag(self.shift))
+        return self._base_factor
+
+    def J_cvxpy(self, b, solver=None):
+        r"""``J_F(b) = max_{α ∈ A} f(α) − ½‖G_bᵀα‖²`` as a CVXPY problem: the readable
+        reference of every α-step, for any formulation (the fast path is tested against it).
+
+        Returns the solver's optimal value (exact up to the solver's tolerance) and α.
+
+        Raises
+        ------
+        SolverError
+            When no installed solver returns an optimal solution.
+        """
+        self._check_labeling(b)
+        prob, alpha, sign = self._J_model(b)
+        if sign is not None:
+            sign.value = np.asarray(b, dtype=float)
+        _solve_cvxpy(prob, solver, "J_F(b)")
+        return float(prob.value), np.asarray(alpha.value, dtype=float).ravel()
+
+    def _J_model(self, b):
+        """The CVXPY model of ``J_F(b)``: built once with the labels as a parameter when the
+        label kernels are ``K ∘ bbᵀ`` (re-solved without recompiling), else per call."""
+        import cvxpy as cp
+
+        if self.labelset.identity_support:
+            if getattr(self, "_J_cache", None) is None:
+                alpha, sign = cp.Variable(self.n_samples), cp.Parameter(self.n_samples)
+                f, constraints = self.formulation.dual(alpha)
+                R = self.factor if self.shift is None else self._unshifted_factor()
+                w = R.T @ cp.multiply(sign, alpha)  # R_bᵀα with R_b = diag(b) R
+                prob = cp.Problem(cp.Maximize(f - 0.5 * cp.sum_squares(w)), constraints)
+                self._J_cache = (prob, alpha, sign)
+            return self._J_cache
+        alpha = cp.Variable(len(self.support(b)[0]))
+        f, constraints = self.formulation.dual(alpha)
+        G = self.label_factor(b)
+        prob = cp.Problem(cp.Maximize(f - 0.5 * cp.sum_squares(G.T @ alpha)), constraints)
+        return prob, alpha, None
+
+    def dual_value(self, alpha, b):
+        """``G(α, Q_b) = f(α) − ½ αᵀQ_bα`` at a given α (``f`` evaluated through CVXPY for
+        formulations without a fast path)."""
+        return self.f(alpha) - 0.5 * self.quadratic(alpha, b)
+
+    def f(self, alpha):
+        """``f(α)`` of the formulation (``1ᵀα`` on the fast path, where the shift is in the
+        kernel)."""
+        if self.fast:
+            return float(np.sum(alpha))
+        import cvxpy as cp
+
+        a = cp.Variable(len(alpha))
+        a.value = np.asarray(alpha, dtype=float)
+        objective, _ = self.formulation.dual(a)
+        return float(objective.value)
 
     def _check_labeling(self, b):
         """Refuse a ``b`` that is not a ±1 vector of shape (n_samples,): its "label kernel"
@@ -381,8 +532,13 @@ class WeakLabelProblem:
         return beta
 
     def decision_scores(self, alpha, working_set, mu):
-        """Training scores ``f(x_j) = Σ_t μ_t Σ_i α_i s_ti k(x_{rows_ti}, x_j)`` for all points."""
-        return np.asarray(self.kernel_dot(self.dual_coef(alpha, working_set, mu))).ravel()
+        """Training scores ``f(x_j) = Σ_t μ_t Σ_i α_i s_ti k(x_{rows_ti}, x_j)`` for all points
+        (the kernel with its offset ``ρ``, without the squared hinge's diagonal shift)."""
+        beta = self.dual_coef(alpha, working_set, mu)
+        scores = np.asarray(self.kernel_dot(beta)).ravel()
+        if self.shift is not None:
+            scores = scores - self.shift * beta
+        return scores
 
     def __repr__(self):
         kind = "linear features" if self.kernel is None else "kernel"

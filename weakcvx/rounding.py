@@ -46,9 +46,10 @@ def supervised_scores(problem, tol=1e-4):
         # a loose α here changes no result, so its epoch limit is not the user's warning
         # (haberman, 31 labeled points with duplicates: gap 2.5e-4 after 1000 epochs)
         warnings.filterwarnings("ignore", message="solve_box_qp", category=ConvergenceWarning)
+        # without a fast path, the hinge SVM with unit costs gives the start
+        costs = problem.costs[known] if problem.fast else np.ones(known.size)
         sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
-                           fixed[known].astype(float), problem.costs[known], tol=tol,
-                           gram=problem.gram)
+                           fixed[known].astype(float), costs, tol=tol, gram=problem.gram)
     coef = np.zeros(problem.n_samples)
     coef[known] = sol.alpha * fixed[known]
     return np.asarray(problem.kernel_dot(coef)).ravel()

@@ -36,11 +36,13 @@ from ._solvers import SDP_ORDER, solve_in_order, solver_order
 from .result import SolveResult
 from .svm import solve_box_qp
 
-__all__ = ["solve_sdp", "SUPPORTED_LABELSETS", "DEFAULT_MAX_N", "DEFAULT_SOLVER_OPTIONS"]
+__all__ = ["solve_sdp", "sdp_cutting_plane", "SUPPORTED_LABELSETS", "DEFAULT_MAX_N",
+           "DEFAULT_SOLVER_OPTIONS", "CUTTING_PLANE_MAX_N"]
 
 logger = logging.getLogger("weakcvx")
 
-#: Label sets with an SDP description (``labelset.sdp_constraints``).
+#: Label sets with their own SDP constraints; every label set of sign vectors has an SDP rung
+#: (generic constraints from its count description, a ``Custom`` set's hook, or the elliptope).
 SUPPORTED_LABELSETS = (SemiSupervised, Clustering, Proportions)
 
 #: Largest ``n_samples`` accepted by default. Measured by ``weakcvx bench sdp`` (SCS at eps 1e-3,
@@ -58,6 +60,10 @@ DEFAULT_SOLVER_OPTIONS = {
 }
 
 _FORMULATIONS = ("schur", "matrix_frac")
+
+#: Largest ``n_samples`` of the cutting-plane SDP (a formulation without a fast path): each
+#: round solves an n × n SDP for the most violated ``M`` and a master with one cone per ``M``.
+CUTTING_PLANE_MAX_N = 60
 # smoothing temperatures of the certificate polish, relative to |value| / dim
 _POLISH_TEMPERATURES = (1e-3, 1e-4, 1e-5)
 
@@ -83,7 +89,7 @@ class _Face:
 
     def __init__(self, labelset, reduce=True):
         n = labelset.n_samples
-        if not reduce:
+        if not reduce or labelset.count_constraints() is None:
             self.index, self.sign, self.dim = np.arange(n), np.ones(n), n
             self.null = np.zeros((n, 0))
             self.keep_constraints = True
@@ -384,10 +390,11 @@ def _check_arguments(problem, solver, solver_options, formulation, max_n, polish
     if not isinstance(problem, WeakLabelProblem):
         raise TypeError(f"`problem` must be a WeakLabelProblem. Got {type(problem).__name__}.")
     labelset = problem.labelset
-    if not isinstance(labelset, SUPPORTED_LABELSETS):
-        names = ", ".join(cls.__name__ for cls in SUPPORTED_LABELSETS)
-        raise ValueError(f"The SDP relaxation supports the label sets {names}. Got "
-                         f"{type(labelset).__name__} instead; use method=\"label_generation\".")
+    if not labelset.identity_support:
+        raise ValueError(f"The SDP relaxation needs label kernels K ∘ yyᵀ of sign vectors; "
+                         f"{type(labelset).__name__} selects rows (its label kernel is not "
+                         "K ∘ M for a matrix M ⪰ 0 with unit diagonal): use "
+                         "method=\"label_generation\".")
     if formulation not in _FORMULATIONS:
         raise ValueError(f"`formulation` must be one of {_FORMULATIONS}. Got {formulation!r} "
                          "instead.")
@@ -537,6 +544,8 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
     (True, True)
     """
     start = time.perf_counter()
+    if not getattr(problem, "fast", True):  # a formulation without a box: cutting planes
+        return sdp_cutting_plane(problem, max_n=max_n, verbose=verbose)
     solver = _check_arguments(problem, solver, solver_options, formulation, max_n, polish)
     import cvxpy as cp
 
@@ -618,3 +627,140 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
                "solver_seconds": solve_seconds,
                "solver_options": {k: v for k, v in options_for(used, solver).items()
                                   if k != "verbose"}})
+
+
+# ---------------------------------------------------------------------------------------------
+# Any formulation: cutting planes over 𝓜
+# ---------------------------------------------------------------------------------------------
+def _psd_factor(A):
+    """``G`` with ``A = G Gᵀ`` for a symmetric PSD ``A`` (negative rounding dropped)."""
+    w, U = np.linalg.eigh(0.5 * (A + A.T))
+    keep = w > 1e-12 * max(1.0, float(w.max(initial=0.0)))
+    return U[:, keep] * np.sqrt(w[keep])
+
+
+class _ElliptopeOracle:
+    """``φ(H) = max{⟨H, M⟩ : M ⪰ 0, diag M = 1, labelset.sdp_constraints(M)}`` in CVXPY."""
+
+    def __init__(self, labelset, solver):
+        import cvxpy as cp
+
+        n = labelset.n_samples
+        self.M = cp.Variable((n, n), PSD=True)
+        self.H = cp.Parameter((n, n))
+        constraints = [cp.diag(self.M) == 1, *labelset.sdp_constraints(self.M)]
+        self.prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self.H, self.M))), constraints)
+        self.solver = solver
+
+    def __call__(self, H):
+        from .problem import _solve_cvxpy
+
+        self.H.value = 0.5 * (H + H.T)
+        _solve_cvxpy(self.prob, self.solver, "the SDP oracle φ(H) (weakcvx.sdp)")
+        return float(self.prob.value), np.asarray(self.M.value, dtype=float)
+
+
+def _master_over_matrices(problem, factors, solver):
+    """``max_{α ∈ A} min_i f(α) − ½‖G_iᵀα‖²`` (``K ∘ M_i = G_i G_iᵀ``) in CVXPY: the value, α,
+    the weights μ (the cones' duals) and ``f(α)``."""
+    import cvxpy as cp
+    from .problem import _solve_cvxpy
+
+    alpha, theta = cp.Variable(problem.n_samples), cp.Variable()
+    f, constraints = problem.formulation.dual(alpha)
+    cones = [0.5 * cp.sum_squares(G.T @ alpha) <= theta for G in factors]
+    prob = cp.Problem(cp.Maximize(f - theta), list(constraints) + cones)
+    _solve_cvxpy(prob, solver, "the cutting-plane SDP master (weakcvx.sdp)")
+    mu = np.array([max(float(np.sum(c.dual_value)), 0.0) for c in cones])
+    mu = mu / mu.sum() if mu.sum() > 0 else np.full(len(cones), 1.0 / len(cones))
+    return float(prob.value), np.asarray(alpha.value, dtype=float).ravel(), mu, float(f.value)
+
+
+def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, verbose=0):
+    r"""The SDP rung for any formulation, by cutting planes over 𝓜 (docs/formulations.rst).
+
+    .. math::
+
+        V_{sdp} = \max_{\alpha \in A} f(\alpha) - \tfrac12 \varphi(H_\alpha), \qquad
+        \varphi(H) = \max_{M \in 𝓜} \langle H, M \rangle, \quad
+        H_\alpha = \operatorname{diag}(\alpha) K \operatorname{diag}(\alpha),
+
+    with 𝓜 = {M ⪰ 0, diag M = 1, ``labelset.sdp_constraints(M)``}. A working set of matrices
+    ``M_i ∈ 𝓜`` (from ``yyᵀ`` of a feasible labeling) gives the master
+    ``U = max_α min_i f(α) − ½ αᵀ(K ∘ M_i)α ≥ V_sdp`` (fewer matrices, a larger value); at its
+    α the oracle ``φ(H_α)`` gives ``L = f(α) − ½ φ(H_α) ≤ V_sdp`` (any α ∈ A) and the most
+    violated ``M``, added to the set. Stops when ``U − L ≤ tol · max(1, |U|)``. Both steps are
+    CVXPY models, so the bracket is exact up to the solvers' tolerances (``certified=False``).
+
+    Parameters
+    ----------
+    problem : WeakLabelProblem
+        Any formulation; its label set's label kernels must be ``K ∘ yyᵀ``.
+    tol : float, default=1e-4
+        Relative gap ``(U − L) / max(1, |U|)`` at which to stop.
+    max_iter : int, default=50
+    solver : str, optional
+        CVXPY solver of both models (default Clarabel, then SCS).
+    max_n : int, optional
+        Refuse larger problems (default ``CUTTING_PLANE_MAX_N``).
+
+    Returns
+    -------
+    SolveResult
+        ``value = L`` (best over the rounds), ``extra["master_value"] = U``, ``extra["gap"]``,
+        ``labels``: the rounding of the leading eigenvector of ``Σ μ_i M_i``.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(12, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...     wc.labelsets.SemiSupervised(y_known), formulation=wc.formulations.Hinge(C=1.0))
+    >>> res = sdp_cutting_plane(problem)
+    >>> res.value <= res.extra["master_value"] + 1e-6 and res.value <= res.upper_bound
+    True
+    """
+    start = time.perf_counter()
+    labelset = problem.labelset
+    n = problem.n_samples
+    max_n = CUTTING_PLANE_MAX_N if max_n is None else max_n
+    if not labelset.identity_support:
+        raise ValueError(f"The SDP relaxation needs label kernels K ∘ yyᵀ; "
+                         f"{type(labelset).__name__} selects rows: use "
+                         "method=\"label_generation\".")
+    if n > max_n:
+        raise ValueError(f"The cutting-plane SDP solves an n × n SDP a round; n_samples={n} is "
+                         f"above `max_n`={max_n}. Pass a larger `max_n`, or use "
+                         "method=\"label_generation\".")
+    K = problem.kernel_matrix()
+    if problem.shift is not None:  # the formulation's f carries the shift itself
+        K = K - np.diag(problem.shift)
+    oracle = _ElliptopeOracle(labelset, solver)
+    b0 = labelset.initial(random_state=0)
+    matrices = [np.outer(b0, b0)]
+    lower, history = -np.inf, []
+    status, message = "max_iter", f"stopped after max_iter={max_iter} rounds"
+    it = 0
+    for it in range(1, max_iter + 1):
+        upper, alpha, mu, f_alpha = _master_over_matrices(
+            problem, [_psd_factor(K * M) for M in matrices], solver)
+        phi, M_new = oracle(alpha[:, None] * K * alpha[None, :])
+        lower = max(lower, f_alpha - 0.5 * phi)
+        history.append({"iteration": it, "value": lower, "master_value": upper,
+                        "seconds": time.perf_counter() - start})
+        if verbose:
+            logger.info("sdp cutting plane it=%d L=%.6g U=%.6g", it, lower, upper)
+        if upper - lower <= tol * max(1.0, abs(upper)):
+            status, message = "converged", f"gap {upper - lower:.3g} ≤ tol·max(1, |U|)"
+            break
+        matrices.append(M_new)
+    M = sum(m * Mi for m, Mi in zip(mu, matrices))
+    v = np.linalg.eigh(M)[1][:, -1]
+    labels, upper_bound, labels_alpha = round_scores(problem, v,
+                                                     candidates=[labelset.argmax(-v)])
+    return SolveResult(method="sdp", value=float(lower), labels=labels,
+                       upper_bound=upper_bound, certified=False, status=status, message=message,
+                       n_iter=it, seconds=time.perf_counter() - start, history=history,
+                       alpha=labels_alpha, mu=np.ones(1), working_set=[labels.copy()],
+                       extra={"M": M, "master_value": float(upper),
+                              "gap": float(upper - lower), "formulation": "cutting_plane"})
