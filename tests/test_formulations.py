@@ -1,0 +1,260 @@
+"""Formulations (docs/formulations.rst): each J_F against an independent CVXPY solve of its
+*primal* (the loss written directly), the fast path against the CVXPY path, and the ladder
+SDP ≤ hull ≤ exact ≤ J(labels) on random tiny problems, checked by enumeration."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+cp = pytest.importorskip("cvxpy")
+
+import weakcvx as wc  # noqa: E402
+from weakcvx.formulations import Formulation, Hinge, SquaredHinge  # noqa: E402
+from weakcvx.sdp import sdp_cutting_plane, solve_sdp  # noqa: E402
+
+GAMMA, CAP = 0.2, 2.0
+
+
+class SmoothHinge(Formulation):
+    """A user formulation: f = 1ᵀα − (γ/2)‖α‖², A = {0 ≤ α ≤ cap} (the smoothed hinge)."""
+
+    def dual(self, alpha):
+        return cp.sum(alpha) - 0.5 * GAMMA * cp.sum_squares(alpha), [alpha >= 0, alpha <= CAP]
+
+
+def smooth_hinge_loss(z):
+    # ℓ(m) = max_{0≤a≤cap} a(1 − m) − (γ/2)a², written directly (z = 1 − m): Huber on z ≥ 0
+    return cp.huber(cp.pos(z), GAMMA * CAP) / (2 * GAMMA)
+
+
+def primal_value(X, y, costs, loss, rho):
+    """min_{w, b} ½‖w‖² + b²/(2ρ) + Σ_i loss_i(y_i(x_i·w + b)): the primal, solved by Clarabel."""
+    w = cp.Variable(X.shape[1])
+    margins = cp.multiply(y, X @ w)
+    objective = 0.5 * cp.sum_squares(w)
+    if rho:
+        b = cp.Variable()
+        margins = margins + y * b
+        objective += cp.square(b) / (2 * rho)
+    z = 1 - margins
+    if loss == "hinge":
+        objective += costs @ cp.pos(z)
+    elif loss == "squared":
+        objective += costs @ cp.square(cp.pos(z))
+    else:
+        objective += cp.sum(smooth_hinge_loss(z))
+    prob = cp.Problem(cp.Minimize(objective))
+    prob.solve(solver="CLARABEL")
+    return prob.value
+
+
+def tiny_data(seed, n=10):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    y_known = np.zeros(n)
+    y_known[np.flatnonzero(y > 0)[0]] = 1
+    y_known[np.flatnonzero(y < 0)[0]] = -1
+    return X, y, y_known
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("offset", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "squared", "smooth"])
+def test_J_equals_the_primal_written_directly(loss, offset, seed):
+    X, y, y_known = tiny_data(seed)
+    labelset = wc.labelsets.SemiSupervised(y_known)
+    C = (3.0, 0.5)
+    costs = labelset.per_point_costs(C)
+    if loss == "hinge":
+        formulation = Hinge(C=C, offset=offset)
+    elif loss == "squared":
+        formulation = SquaredHinge(C=C, offset=offset)
+    else:
+        if offset:
+            pytest.skip("the user formulation is written without an offset")
+        formulation = SmoothHinge()
+    rho = wc.formulations.OFFSET_RHO if offset else 0.0
+    reference = primal_value(X, y, costs, loss, rho)
+    for problem in (wc.WeakLabelProblem(features=X, labelset=labelset, formulation=formulation),
+                    wc.WeakLabelProblem(X @ X.T, labelset, formulation=formulation)):
+        value, alpha = problem.J(y)
+        # the fast path returns a primal value at projected-gradient tolerance 1e-6 (an upper
+        # bound); the CVXPY path Clarabel's optimum: both within 1e-5 relative of the primal
+        assert value == pytest.approx(reference, rel=1e-5, abs=1e-6)
+        assert value >= reference - 1e-6 * max(1.0, reference) or not problem.fast
+
+
+def test_fast_path_agrees_with_its_cvxpy_reference():
+    X, y, y_known = tiny_data(3)
+    labelset = wc.labelsets.SemiSupervised(y_known)
+    K = wc.kernels.rbf(X, gamma=0.5)
+    for formulation in (Hinge(C=2.0), SquaredHinge(C=2.0), SquaredHinge(C=(2.0, 0.3), offset=True)):
+        problem = wc.WeakLabelProblem(K, labelset, formulation=formulation)
+        assert problem.fast
+        for b in (y, -y, np.where(np.arange(10) % 2, 1.0, -1.0)):
+            fast, _ = problem.J(b)
+            ref, _ = problem.J_cvxpy(b)
+            assert fast == pytest.approx(ref, rel=1e-5)
+
+
+class SquaredHingeWithoutFastPath(SquaredHinge):
+    def box(self):
+        return None
+
+
+def test_label_generation_for_a_formulation_without_fast_path_matches_the_fast_one():
+    X, y, y_known = tiny_data(4)
+    labelset = wc.labelsets.SemiSupervised(y_known)
+    K = wc.kernels.rbf(X, gamma=0.5)
+    fast = wc.WeakLabelProblem(K, labelset, formulation=SquaredHinge(C=2.0))
+    slow = wc.WeakLabelProblem(K, labelset, formulation=SquaredHingeWithoutFastPath(C=2.0))
+    assert fast.fast and not slow.fast
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = wc.solve(fast, method="label_generation", oracle="exact")
+        b = wc.solve(slow, method="label_generation", oracle="exact")
+    # both certified hull values of the same problem (CVXPY masters at solver tolerance)
+    assert a.certified and b.certified
+    assert a.value == pytest.approx(b.value, rel=1e-4)
+    exact = min(fast.J(v)[0] for v in labelset.enumerate())
+    assert b.value <= exact + 1e-6
+
+
+def ladder_problem(seed, kind, formulation):
+    X, y, y_known = tiny_data(seed, n=9)
+    K = wc.kernels.rbf(X, gamma=0.5)
+    labelset = {"ssl": lambda: wc.labelsets.SemiSupervised(y_known),
+                "clustering": lambda: wc.labelsets.Clustering(9, beta=1),
+                "proportions": lambda: wc.labelsets.Proportions(np.repeat([0, 1, 2], 3),
+                                                                [1 / 3, 2 / 3, 1 / 3])}[kind]()
+    formulation = {"hinge": Hinge(C=1.0), "squared": SquaredHinge(C=1.0, offset=True),
+                   "user": SmoothHinge()}[formulation]
+    return wc.WeakLabelProblem(K, labelset, formulation=formulation)
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("formulation", ["hinge", "squared", "user"])
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+def test_the_ladder_holds_for_every_formulation(kind, formulation, seed):
+    problem = ladder_problem(seed, kind, formulation)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sdp = wc.solve(problem, method="sdp")
+        hull = wc.solve(problem, method="label_generation", oracle="exact")
+        exact = wc.solve(problem, method="exact", algorithm="enumerate")
+        alt = wc.solve(problem, method="alternating")
+    optimum = min(problem.J(v)[0] for v in problem.labelset.enumerate())
+    scale = max(1.0, abs(optimum))
+    # J at projected-gradient tolerance 1e-6 is an upper bound within ~1e-5 (relative) of
+    # J, the CVXPY path within Clarabel's tolerance; SDP ≤ hull up to the tolerance of the
+    # hull's CVXPY master (1e-4 relative)
+    assert sdp.value <= hull.value + 1e-4 * scale, problem
+    assert hull.value <= optimum + 1e-5 * scale, problem
+    assert exact.value == pytest.approx(optimum, rel=1e-5)
+    for res in (sdp, hull, exact, alt):
+        assert problem.labelset.contains(res.labels)
+        assert res.upper_bound >= optimum - 1e-5 * scale
+
+
+def test_sdp_for_any_formulation_agrees_with_the_schur_model_on_the_hinge():
+    X, y, y_known = tiny_data(5, n=10)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5),
+                                  wc.labelsets.Clustering(10, beta=2), costs=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schur = solve_sdp(problem, solver="CLARABEL")
+        kelley = sdp_cutting_plane(problem, tol=1e-6)
+    # Kelley's bracket [L, U] holds V_sdp; the Schur model's certified value is below V_sdp
+    assert schur.value <= kelley.extra["master_value"] + 1e-6
+    assert kelley.value == pytest.approx(schur.value, rel=1e-3)
+
+
+def test_generic_count_constraints_give_the_built_in_sdp_value():
+    X, y, y_known = tiny_data(6, n=10)
+    K = wc.kernels.rbf(X, gamma=0.5)
+    built_in = wc.labelsets.Proportions(np.repeat([0, 1], 5), [0.4, 0.6])
+
+    class Counts(wc.labelsets.LabelSet):  # the same B, declared by counts only
+        def __init__(self):
+            super().__init__(10)
+            self._set_count_constraints(np.zeros(10, dtype=int),
+                                        [(np.arange(5), 2, 2), (np.arange(5, 10), 3, 3)])
+
+    values = []
+    for labelset in (built_in, Counts()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values.append(solve_sdp(wc.WeakLabelProblem(K, labelset, costs=1.0),
+                                    solver="CLARABEL", reduce=False).value)
+    assert values[1] == pytest.approx(values[0], rel=1e-3)
+
+
+def test_custom_sdp_hook_tightens_the_rung_and_stays_below_the_optimum():
+    X, y, y_known = tiny_data(7, n=8)
+    K = wc.kernels.rbf(X, gamma=0.5)
+    pairs = [(0, 1), (2, 3)]  # must-link: y_0 = y_1, y_2 = y_3, and a balanced split
+
+    def oracle(r):
+        best, best_b = -np.inf, None
+        for b in elements():
+            if r @ b > best:
+                best, best_b = r @ b, b
+        return best_b
+
+    def elements():
+        from itertools import product
+        out = [np.array(v, dtype=float) for v in product([-1, 1], repeat=8)
+               if v[0] == v[1] and v[2] == v[3] and sum(v) == 0]
+        return np.array(out)
+
+    def hook(M):
+        return [M[i, j] == 1 for i, j in pairs] + [M @ np.ones(8) == 0]
+
+    plain = wc.labelsets.Custom(8, oracle, enumerate=elements, symmetric=True)
+    hooked = wc.labelsets.Custom(8, oracle, enumerate=elements, symmetric=True,
+                                 sdp_constraints=hook)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v_plain = solve_sdp(wc.WeakLabelProblem(K, plain, costs=1.0), solver="CLARABEL").value
+        problem = wc.WeakLabelProblem(K, hooked, costs=1.0)
+        v_hook = solve_sdp(problem, solver="CLARABEL").value
+    optimum = min(problem.J(v)[0] for v in elements())
+    assert v_plain < v_hook - 1e-3  # the hook's constraints cut the elliptope
+    assert v_hook <= optimum + 1e-6
+
+
+def test_branch_and_bound_needs_a_box():
+    X, y, y_known = tiny_data(8)
+    problem = wc.WeakLabelProblem(features=X, labelset=wc.labelsets.SemiSupervised(y_known),
+                                  formulation=SmoothHinge())
+    from weakcvx.exact import branch_and_bound
+
+    with pytest.raises(ValueError, match="box containing 0"):
+        branch_and_bound(problem)
+
+
+def test_squared_hinge_branch_and_bound_finds_the_enumerated_optimum():
+    X, y, y_known = tiny_data(9, n=12)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5),
+                                  wc.labelsets.SemiSupervised(y_known),
+                                  formulation=SquaredHinge(C=2.0))
+    from weakcvx.exact import branch_and_bound
+
+    res = branch_and_bound(problem)
+    optimum = min(problem.J(v)[0] for v in problem.labelset.enumerate())
+    assert res.certified and res.value == pytest.approx(optimum, rel=1e-6)
+
+
+def test_bad_formulation_arguments_are_refused():
+    X, y, y_known = tiny_data(0)
+    labelset = wc.labelsets.SemiSupervised(y_known)
+    with pytest.raises(TypeError, match="`formulation` must be a weakcvx.formulations"):
+        wc.WeakLabelProblem(features=X, labelset=labelset, formulation="hinge")
+    with pytest.raises(ValueError, match="either as `costs=`"):
+        wc.WeakLabelProblem(features=X, labelset=labelset, costs=2.0, formulation=Hinge())
+    with pytest.raises(ValueError, match="`offset` must be"):
+        Hinge(offset=-1.0)
+    with pytest.raises(ValueError, match="not bound to a label set"):
+        Hinge().box()
