@@ -4,6 +4,12 @@ All three take ``fit(X, bags, proportions)``: ``bags`` the bag id of each row, `
 the fraction of positives of each bag (in the order of the sorted bag ids, or a dict), or
 ``fit(X, targets)`` with the two-column targets of :func:`weakcvx.model_selection.bag_targets`
 (what ``GridSearchCV`` splits). They predict {0, 1}.
+
+The estimators validate the input, build the problem and store the results; the numerics are
+:func:`weakcvx.local.alter_proportion_svm` (alter-∝SVM), :func:`weakcvx.solve` with
+:func:`weakcvx.proportion.recover_classifier` (conv-∝SVM), :func:`weakcvx.proportion.invcal`
+and :func:`weakcvx.proportion.mean_map`. ``EigenProportions`` and ``INVCAL_DENSE_MAX_BAGS`` are
+re-exported from :mod:`weakcvx.proportion`.
 """
 
 from __future__ import annotations
@@ -237,7 +243,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
       ``M = Σ_t μ_t y_t y_tᵀ`` with the sign whose training-bag proportions match best and
       ``f(x) = Σ_i α_i ỹ_i k(x_i, x)`` (eq. 22), and the SVM of the solver's feasible labels
       ``result_.labels``. ``oracle="eigen"`` is the paper's violated-label heuristic
-      (:class:`EigenProportions`); ``"sorting"`` the library's linearise-and-sort search.
+      (:class:`~weakcvx.proportion.EigenProportions`); ``"sorting"`` the library's
+      linearise-and-sort search.
 
     Standardise the features (``sklearn.preprocessing.StandardScaler``): the costs ``C`` and
     ``C_p`` are balanced for kernels of order 1–100, and on raw features the SVM solvers slow
@@ -485,7 +492,8 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         ``eps > 0``). ``"cvxopt"``: dense interior point, cost O(n_bags³) and insensitive to
         the scale of the features; ``"libsvm"``: scikit-learn's ``SVR`` (SMO, ``tol=1e-4``),
         fast on standardised features but slow on large raw ones (see Notes). ``"auto"``:
-        CVXOPT up to :data:`INVCAL_DENSE_MAX_BAGS` (1000) bags, LIBSVM above.
+        CVXOPT up to :data:`~weakcvx.proportion.INVCAL_DENSE_MAX_BAGS` (1000) bags, LIBSVM
+        above.
 
     Attributes
     ----------
@@ -502,8 +510,8 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
     tolerance; the targets are logits of order 1, so with large bag-mean kernel entries (raw
     features) it needs a tiny relative precision and many millions of iterations, while the
     interior point's iterations do not depend on the scale: hence the default
-    (:func:`weakcvx.proportion.invcal`; timings in docs/methods/llp.rst). Standardising the features is still advisable: the
-    ridge penalty ``½‖w‖²`` treats all features alike.
+    (:func:`weakcvx.proportion.invcal`; timings in docs/methods/llp.rst). Standardising the
+    features is still advisable: the ridge penalty ``½‖w‖²`` treats all features alike.
 
     References
     ----------
