@@ -31,7 +31,7 @@ from .cutting_plane import label_generation
 from .result import SolveResult
 from .rounding import best_of_starts
 
-__all__ = ["enumerate_optimum", "branch_and_bound"]
+__all__ = ["enumerate_optimum", "branch_and_bound", "depth_first", "search_summary"]
 
 logger = logging.getLogger("weakcvx")
 
