@@ -67,14 +67,13 @@ import logging
 import math
 import numbers
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import one_blas_thread
+from .exact import depth_first, search_summary
 from .labelsets import SemiSupervised
 from .result import SolveResult, SolverError
 
@@ -140,8 +139,7 @@ class _NodeSVM:
 
 def _one_blas_thread():
     """The node systems are small (m ≲ a few hundred): multi-threaded BLAS only adds overhead
-    there, and on a shared 2-core machine it made each node 4x slower (measured on two moons,
-    100 unlabeled points). Limit BLAS to one thread for the duration of a call."""
+    there (docs/methods/s3vm.rst). Limit BLAS to one thread for the duration of a call."""
     return one_blas_thread()
 
 
@@ -552,8 +550,9 @@ def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, t
     time_limit : float, optional
         Stop after this many seconds.
     verbose : int
-        Log progress through ``logging.getLogger("weakcvx")`` (every 1000 nodes at 1, every
-        node at 2, and every new incumbent).
+        ``1``: progress lines on ``logging.getLogger("weakcvx")`` (INFO, at most one a second)
+        and every new incumbent; ``2``: also a ``tqdm`` bar of the nodes (the loop of
+        :func:`weakcvx.exact.depth_first`, shared with :func:`weakcvx.exact.branch_and_bound`).
 
     Returns
     -------
@@ -561,8 +560,9 @@ def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, t
         ``method="branch_and_bound"``; ``labels`` the best labeling found (±1 for all n points),
         ``upper_bound`` its objective ``J``; ``value`` a certified lower bound of the optimum:
         equal to ``upper_bound`` when the search finished (``status="optimal"``), else the
-        minimum of the incumbent and of the bounds of the open nodes (``status="node_limit"`` or
-        ``"time_limit"``, with a :class:`~sklearn.exceptions.ConvergenceWarning`). ``n_iter``
+        minimum of the incumbent and of the bounds of the open nodes (``status="node_limit"``,
+        ``"time_limit"`` or ``"interrupted"`` (Ctrl-C), with a
+        :class:`~sklearn.exceptions.ConvergenceWarning`). ``n_iter``
         is the number of nodes; ``extra`` holds ``dual_coef`` (β, n), ``intercept`` (b),
         ``decision`` (f at the n points), ``n_nodes``, ``optimal``.
 
@@ -593,111 +593,109 @@ def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, t
     n_pos, unlabeled = _n_positive(y_known, n_positive)
     u = len(unlabeled)
     with _one_blas_thread():
-        result = _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start)
-    if not result.extra["optimal"]:
-        warnings.warn(result.message, ConvergenceWarning, stacklevel=2)
-    return result
+        return _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start)
+
+
+class _Tree:
+    """The search state of :func:`branch_and_bound_s3vm` for
+    :func:`weakcvx.exact.depth_first` (Algorithm 1, iterative depth first).
+
+    An open entry is ``(bound of its parent, parent's SVM, parent's labels, assigned
+    positives, assigned negatives, point, label)``; a ``None`` point is the root."""
+
+    def __init__(self, solver, y_known, n_pos, u, verbose, start):
+        self.solver, self.u, self.verbose, self.start = solver, u, verbose, start
+        self.n_pos, self.n_neg = n_pos, u - n_pos
+        self.stack = [(-np.inf, None, y_known.copy(), 0, 0, None, 0.0)]
+        self.upper, self.best_labels, self.best_node = np.inf, None, None
+        self.history = []
+        self.n_nodes, self.depth = 0, 0
+        self.last = None  # (node SVM, labels, positives, negatives) of the last node solved
+
+    def progress(self):
+        return self.depth, self.upper, min([self.upper] + [e[0] for e in self.stack])
+
+    def interrupted(self, entry):
+        # keep the incumbent; the entry being expanded stays open for the lower bound
+        if self.last is None:
+            return False
+        if entry is not None:
+            self.stack.append(entry)
+        return True
+
+    def expand(self, entry):
+        """Prune ``entry`` (``s`` only grows down the tree) or solve its node's SVM: a leaf
+        may become the incumbent, an inner node is branched (eq. 7, 8). True when a node's SVM
+        was solved."""
+        bound, parent, labels, p, q, x, y_x = entry
+        if bound >= self.upper:
+            return False
+        n_pos, n_neg, solver = self.n_pos, self.n_neg, self.solver
+        if x is not None:
+            labels = labels.copy()
+            labels[x] = y_x
+            p, q = (p + 1, q) if y_x > 0 else (p, q + 1)
+        new_points = [x] if x is not None else []
+        free = np.flatnonzero(labels == 0)
+        if free.size and (p == n_pos or q == n_neg):  # eq. 2 forces the remaining labels
+            labels[free] = -1.0 if p == n_pos else 1.0
+            new_points += free.tolist()
+            p, q = n_pos, n_neg
+            free = free[:0]
+        node = solver.solve(labels) if parent is None else solver.extend(parent, labels,
+                                                                          new_points)
+        self.n_nodes += 1
+        self.last = (node, labels, p, q)
+        self.depth = self.u - free.size
+        if node.value >= self.upper:
+            return True
+        if free.size == 0:  # a leaf: new incumbent
+            self.upper, self.best_labels, self.best_node = node.value, labels, node
+            self.history.append({"node": self.n_nodes, "value": self.upper,
+                                 "seconds": time.perf_counter() - self.start})
+            if self.verbose:
+                logger.info("branch_and_bound_s3vm: node %d new upper bound %.8g (%.2fs)",
+                            self.n_nodes, self.upper, time.perf_counter() - self.start)
+            return True
+        plus, minus = solver.add_one_in(node, free)  # eq. 8
+        k = int(np.argmax(np.maximum(plus, minus)))  # eq. 7
+        x_star, y_star = int(free[k]), (1.0 if plus[k] >= minus[k] else -1.0)
+        # explore -y* (the most likely label) first: push it last
+        for label in (y_star, -y_star):
+            if (label > 0 and p < n_pos) or (label < 0 and q < n_neg):
+                self.stack.append((node.value, node, labels, p, q, x_star, label))
+        return True
+
+    def result(self, status, max_nodes, time_limit):
+        """The :class:`SolveResult` of a finished or stopped search; when it stopped before
+        any leaf, the last node's decision values rounded to the count give the labels."""
+        optimal = status == "optimal"
+        upper, best_labels, best_node = self.upper, self.best_labels, self.best_node
+        lower = upper if optimal else min([upper] + [e[0] for e in self.stack])
+        if best_labels is None:
+            node, labels, p, q = self.last
+            labels = labels.copy()
+            free = np.flatnonzero(labels == 0)
+            order = free[np.argsort(-node.decision[free], kind="stable")]
+            labels[order[: self.n_pos - p]] = 1.0
+            labels[order[self.n_pos - p:]] = -1.0
+            best_node = self.solver.extend(node, labels, free.tolist())
+            best_labels, upper = labels, best_node.value
+            lower = min(lower, upper)
+        value, message, _ = search_summary("branch_and_bound_s3vm", status, self.n_nodes, upper,
+                                           lower, max_nodes, time_limit, self.start,
+                                           self.verbose, stacklevel=5)
+        return _result("branch_and_bound", value, best_labels.copy(), upper, best_node, status,
+                       message, self.n_nodes, self.start, self.history, self.solver, optimal)
 
 
 def _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start):
-    """Algorithm 1, iterative depth first (see :func:`branch_and_bound_s3vm`)."""
-    n_neg = u - n_pos
-    solver = _Solver(K, C)
-    max_nodes = np.inf if max_nodes is None else int(max_nodes)
-    time_limit = np.inf if time_limit is None else float(time_limit)
-
-    upper, best_labels, best_node = np.inf, None, None
-    history = []
-    n_nodes = 0
-    # a stack entry is an open node: (bound of its parent, parent's SVM, parent's labels,
-    # assigned positives, assigned negatives, point, label); None point = the root
-    stack = [(-np.inf, None, y_known.copy(), 0, 0, None, 0.0)]
-    last = None  # (node SVM, labels, positives, negatives) of the last node solved
-    status = "optimal"
-    popped = []  # the entry being expanded, whose subtree a Ctrl-C would leave open
-    try:
-        while stack:
-            if n_nodes >= max_nodes:
-                status = "node_limit"
-                break
-            if n_nodes and time.perf_counter() - start >= time_limit:  # the root is always solved
-                status = "time_limit"
-                break
-            bound, parent, labels, p, q, x, y_x = entry = stack.pop()
-            popped = [entry]
-            if bound >= upper:
-                continue  # s only grows down the tree
-            if x is not None:
-                labels = labels.copy()
-                labels[x] = y_x
-                p, q = (p + 1, q) if y_x > 0 else (p, q + 1)
-            new_points = [x] if x is not None else []
-            free = np.flatnonzero(labels == 0)
-            if free.size and (p == n_pos or q == n_neg):  # eq. 2 forces the remaining labels
-                labels[free] = -1.0 if p == n_pos else 1.0
-                new_points += free.tolist()
-                p, q = n_pos, n_neg
-                free = free[:0]
-            node = solver.solve(labels) if parent is None else solver.extend(parent, labels,
-                                                                              new_points)
-            n_nodes += 1
-            last = (node, labels, p, q)
-            if verbose >= 2 or (verbose and n_nodes % 1000 == 0):
-                logger.info("bnb_s3vm node=%d depth=%d s(L)=%.6g upper=%.6g open=%d %.2fs", n_nodes,
-                            u - free.size, node.value, upper, len(stack),
-                            time.perf_counter() - start)
-            if node.value >= upper:
-                continue
-            if free.size == 0:  # a leaf: new incumbent
-                upper, best_labels, best_node = node.value, labels, node
-                history.append({"node": n_nodes, "value": upper,
-                                "seconds": time.perf_counter() - start})
-                if verbose:
-                    logger.info("bnb_s3vm node=%d new upper bound %.8g (%.2fs)", n_nodes, upper,
-                                time.perf_counter() - start)
-                continue
-            plus, minus = solver.add_one_in(node, free)  # eq. 8
-            k = int(np.argmax(np.maximum(plus, minus)))  # eq. 7
-            x_star, y_star = int(free[k]), (1.0 if plus[k] >= minus[k] else -1.0)
-            # explore -y* (the most likely label) first: push it last
-            for label in (y_star, -y_star):
-                if (label > 0 and p < n_pos) or (label < 0 and q < n_neg):
-                    stack.append((node.value, node, labels, p, q, x_star, label))
-            popped = []
-    except KeyboardInterrupt:
-        # Ctrl-C: keep the incumbent; the entry being expanded stays open for the lower bound
-        if last is None:
-            raise
-        status = "interrupted"
-        stack.extend(popped)
-
-    optimal = status == "optimal"
-    open_bounds = [entry[0] for entry in stack]
-    lower = min([upper] + open_bounds) if not optimal else upper
-    if best_labels is None:  # stopped before any leaf: round the last node's decision values
-        node, labels, p, q = last
-        labels = labels.copy()
-        free = np.flatnonzero(labels == 0)
-        order = free[np.argsort(-node.decision[free], kind="stable")]
-        labels[order[: n_pos - p]] = 1.0
-        labels[order[n_pos - p:]] = -1.0
-        best_node = solver.extend(node, labels, free.tolist())
-        best_labels, upper = labels, best_node.value
-        lower = min(lower, upper)
-    if optimal:
-        message = f"optimal: search finished after {n_nodes} nodes"
-    else:
-        limit = {"node_limit": f"node limit (max_nodes={max_nodes})",
-                 "interrupted": "interruption (Ctrl-C)"}.get(
-                     status, f"time limit (time_limit={time_limit:g} s)")
-        message = (f"branch_and_bound_s3vm stopped at the {limit} after {n_nodes} nodes: "
-                   f"objective {upper:.6g}, certified lower bound {lower:.6g}; the labeling is "
-                   "not proven optimal")
-    if verbose:
-        logger.info("bnb_s3vm %s; objective %.8g, lower bound %.8g, %.2fs", message, upper,
-                    lower, time.perf_counter() - start)
-    return _result("branch_and_bound", lower, best_labels.copy(), upper, best_node, status,
-                   message, n_nodes, start, history, solver, optimal)
+    """Algorithm 1, iterative depth first (see :func:`branch_and_bound_s3vm`), by the loop
+    shared with :func:`weakcvx.exact.branch_and_bound`; the root is always solved."""
+    tree = _Tree(_Solver(K, C), y_known, n_pos, u, verbose, start)
+    status = depth_first(tree, start, max_nodes, time_limit, verbose,
+                         name="branch_and_bound_s3vm", solve_root=True)
+    return tree.result(status, max_nodes, time_limit)
 
 
 def enumerate_s3vm(K, y_known, C=10.0, n_positive=None, limit=ENUMERATION_LIMIT):

@@ -6,8 +6,11 @@ r"""Exact solution of the MIP ``min_{y ∈ B} J(y)`` (docs/design.rst §3.5).
   sets described by counts (semi-supervised, clustering, proportions), with the SVM on the
   assigned points as the certified lower bound (Chapelle, Sindhwani & Keerthi 2006) or, with
   ``bound="hull"``, a certified bound of the node's convex-hull relaxation on top of it.
-  Measured on two moons (2 labeled, RBF gamma=2, C=10): 0.2–1 ms a node; n=100 certified in
-  about a second (``weakcvx bench bnb``).
+- :func:`depth_first` and :func:`search_summary`: the search loop (limits, Ctrl-C, progress)
+  and its summary, shared with :func:`weakcvx.bnb_s3vm.branch_and_bound_s3vm`.
+
+Timings and the measurements behind the defaults: ``weakcvx bench bnb`` and
+docs/methods/s3vm.rst.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from .cutting_plane import label_generation
 from .result import SolveResult
 from .rounding import best_of_starts
 
-__all__ = ["enumerate_optimum", "branch_and_bound"]
+__all__ = ["enumerate_optimum", "branch_and_bound", "depth_first", "search_summary"]
 
 logger = logging.getLogger("weakcvx")
 
@@ -92,25 +95,20 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
 # ---------------------------------------------------------------------------------------------
 
 #: Label-generation rounds of the default incumbent seed (the rounding of the convex-hull
-#: relaxation). Measured on two moons (2 labeled, RBF gamma=2, C=10; one BLAS thread), J of the
-#: rounded labels after 3 / 5 / 10 rounds: n=100: 49.9 / 35.9 / 35.9 (optimum 22.2) in
-#: 0.05 / 0.08 / 0.3 s; n=300: 106 / 106 / 109 (optimum 31.5) in 0.1 / 0.3 / 1.1 s. The
-#: depth-first search finds better leaves within its first nodes, so the seed is kept cheap.
+#: relaxation): kept cheap, the depth-first search finds better leaves within its first nodes
+#: (docs/methods/s3vm.rst).
 SEED_MAX_ITER = 5
 
 BOUNDS = ("svm", "hull")
 
 #: With ``polish``, every this many nodes the node's classifier is rounded to a feasible
-#: labeling and descended locally (:meth:`_BranchAndBound.complete`, :func:`_polish`).
-#: Measured on two moons (2 labeled, gamma=2, C=10), against leaves only: n=150 and 200 (seeds
-#: 2, 1) certified with 9,201 / 20,639 nodes instead of 17,681 / 41,178; on runs a 90 s limit
-#: stops (n=200, 300), the incumbent J 41 / 122 / 68 instead of 51 / 182 / 153.
+#: labeling and descended locally (:meth:`_BranchAndBound.complete`, :func:`_polish`): about
+#: half the nodes of polishing leaves only (docs/methods/s3vm.rst).
 COMPLETE_EVERY = 50
 
 #: ``bound="hull"`` is computed only at nodes whose SVM bound is within this relative distance
-#: of the pruning threshold: farther ones it almost never prunes. Measured on two moons
-#: (n=100–300): nodes saved 9.3 / 13.6 / 3.5 / 2.5% with the gate at 0.1 against 9.5 / 13.7 /
-#: 3.6 / 2.5% without, and the time 28–60% lower (about the time of ``bound="svm"``).
+#: of the pruning threshold: farther ones it almost never prunes (the gate keeps nearly all
+#: the nodes saved at a fraction of the time, docs/methods/s3vm.rst).
 HULL_GATE = 0.1
 
 
@@ -270,9 +268,8 @@ class _BranchAndBound:
 
     #: Projected-gradient tolerance of the node SVMs (inner nodes, leaves). Any iterate gives a
     #: certified bound; the tolerance only decides how tight it is, and leaves (whose primal
-    #: value is an incumbent J) are solved tightly. Measured on two moons (C=10, gamma=2,
-    #: n=100–300): inner 1e-3 takes 50–160 coordinate steps a node against 400–5,000 at 1e-7,
-    #: with the same node counts (±3%), 1.4–5x faster; 1e-2 once needed 7x more nodes.
+    #: value is an incumbent J) are solved tightly; inner 1e-3 gives the node counts of 1e-7
+    #: in far fewer steps (docs/methods/s3vm.rst).
     qp_tol = (1e-3, 1e-9)
     #: Coordinate steps allowed per node SVM, per assigned point.
     steps_per_point = 20000
@@ -567,8 +564,8 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     polish : bool, default=True
         Run the local descent of :func:`weakcvx.local.alternating` (a few SVM solves) from the
         seed, from every new incumbent found at a leaf, and every ``COMPLETE_EVERY`` nodes
-        from the rounding of the node's classifier: a lower upper bound prunes more (measured
-        gains at ``COMPLETE_EVERY``; leaf polishing alone: 4–6% fewer nodes).
+        from the rounding of the node's classifier: a lower upper bound prunes more (see
+        ``COMPLETE_EVERY``).
 
     Returns
     -------
@@ -645,14 +642,9 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     the node's convex-hull value, equal to the SVM bound at ``α_U = 0``. What is *not* used:
     the label-generation (master) value of the node, which with the sorting oracle is an
     estimate from above and would not certify anything; and the SDP, which is below the hull
-    value. Measured on two moons, 2 labeled, C=10, gamma=2, with the optimum as incumbent
-    (so that only the bounds differ): ``"hull"`` saves 5–25% of the nodes and costs about as
-    much per node (``weakcvx bench bnb``, default seed, n=20–300: median 4%, at most 36%, of
-    the nodes saved, about the same total time). Even a label-generation hull value on every
-    node (exact oracle when the node's set has ≤ 3000 labelings, else the optimistic sorting
-    value) saved only 30–40% of the nodes at n=40 (229 vs 366, 91 vs 130, 61 vs 99), at ~1 s
-    a node: on this problem the convex hull is far below the MIP (at n=100, about 5 vs 22),
-    and the SVM bound is cheap.
+    value. On two moons ``"hull"`` saves a few percent of the nodes at about the same total
+    time: the convex hull is far below the MIP there, and the SVM bound is cheap
+    (``weakcvx bench bnb``; measurements in docs/methods/s3vm.rst).
 
     References
     ----------
@@ -689,8 +681,7 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
                     type(labelset).__name__)
         return enumerate_optimum(problem, verbose=verbose)
 
-    # the node problems are tiny: threaded BLAS only adds latency (measured on a busy 2-core
-    # machine: triangular solves 20x slower with 2 threads; the seed's SVDs at n=200, 0.7 s)
+    # the node problems are tiny: threaded BLAS only adds latency (docs/methods/s3vm.rst)
     with threadpool_limits(limits=1, user_api="blas"):
         inc_labels, inc_value, source = _seed(problem, incumbent, random_state)
         seed_value = inc_value
@@ -704,23 +695,118 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
                        start, inc_labels, inc_value, seed, polish)
 
 
-def _progress_bar(verbose):
-    """A tqdm bar of the nodes with ``verbose >= 2``, else None."""
-    if verbose < 2:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(desc="branch and bound", unit=" nodes")
+# ---------------------------------------------------------------------------------------------
+# The depth-first loop, shared with weakcvx.bnb_s3vm: limits, Ctrl-C, progress, the summary
+# ---------------------------------------------------------------------------------------------
 
 
-def _log_progress(bar, start, n_nodes, n_open, depth, incumbent, lower):
-    """One progress line (at most one a second); returns its time."""
-    now = time.perf_counter()
-    logger.info("branch_and_bound: %d nodes, %d open, depth %d, incumbent %.8g, "
-                "lower bound %.8g, %.1f s", n_nodes, n_open, depth, incumbent, lower, now - start)
-    if bar is not None:
-        bar.set_postfix(incumbent=f"{incumbent:.6g}", open=n_open)
-    return now
+class _Progress:
+    """Progress of a search: a line on the ``"weakcvx"`` logger at most once a second with
+    ``verbose >= 1``, and a ``tqdm`` bar of the nodes with ``verbose >= 2``."""
+
+    def __init__(self, name, verbose, start):
+        self.name, self.verbose, self.start = name, verbose, start
+        self.last = time.perf_counter()
+        self.bar = None
+        if verbose >= 2:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(desc=name.replace("_", " "), unit=" nodes")
+
+    def node(self, tree):
+        """One more node problem solved."""
+        if self.bar is not None:
+            self.bar.update(1)
+        if self.verbose and time.perf_counter() - self.last >= 1.0:
+            depth, incumbent, lower = tree.progress()
+            now = time.perf_counter()
+            logger.info("%s: %d nodes, %d open, depth %d, incumbent %.8g, lower bound %.8g, "
+                        "%.1f s", self.name, tree.n_nodes, len(tree.stack), depth, incumbent,
+                        lower, now - self.start)
+            if self.bar is not None:
+                self.bar.set_postfix(incumbent=f"{incumbent:.6g}", open=len(tree.stack))
+            self.last = now
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
+                name="branch_and_bound", solve_root=False):
+    """The depth-first loop of a branch and bound, with its node solver as a parameter.
+
+    ``tree`` holds the open entries in ``tree.stack`` (the last one is expanded first) and the
+    number of node problems solved so far in ``tree.n_nodes``, and answers
+
+    - ``tree.expand(entry)``: prune, solve and branch one popped entry (its children go on
+      ``tree.stack``); true when it solved a node problem;
+    - ``tree.interrupted(entry)``: Ctrl-C struck while ``entry`` was being expanded (``None``
+      between entries): keep its subtree in the lower bound; false when the search has nothing
+      to return yet (the ``KeyboardInterrupt`` is then raised again);
+    - ``tree.progress()``: ``(depth, incumbent, lower bound)`` for the progress line.
+
+    Before each entry the limits are checked: ``max_nodes`` node problems, ``time_limit``
+    seconds since ``start`` (with ``solve_root``, only once a node has been solved).
+
+    Returns
+    -------
+    str
+        ``"optimal"`` (no open entry left), ``"node_limit"``, ``"time_limit"`` or
+        ``"interrupted"``.
+    """
+    progress = _Progress(name, verbose, start)
+    status, entry = "optimal", None
+    try:
+        while tree.stack:
+            if max_nodes is not None and tree.n_nodes >= max_nodes:
+                status = "node_limit"
+                break
+            if (time_limit is not None and (tree.n_nodes or not solve_root)
+                    and time.perf_counter() - start >= time_limit):
+                status = "time_limit"
+                break
+            entry = tree.stack.pop()
+            solved = tree.expand(entry)
+            entry = None
+            if solved:
+                progress.node(tree)
+    except KeyboardInterrupt:
+        if not tree.interrupted(entry):
+            raise
+        status = "interrupted"
+    finally:
+        progress.close()
+    return status
+
+
+def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, start,
+                   verbose=0, detail="", stacklevel=4):
+    """``(value, message, seconds)`` of a finished or stopped search.
+
+    ``value`` is the optimum ``upper`` when the search finished, else the certified lower
+    bound ``lower``; a search stopped by a limit warns (ConvergenceWarning) that its labels are
+    not proven optimal. With ``verbose``, the message goes to the ``"weakcvx"`` logger."""
+    seconds = time.perf_counter() - start
+    if status == "optimal":
+        value = upper
+        message = f"optimal: {n_nodes} nodes, certified lower bound {lower:.10g}{detail}"
+    else:
+        value = lower
+        limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
+                 "time_limit": f"time_limit={time_limit} s"}[status]
+        message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
+                   f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
+        warnings.warn(f"{name} {message}; the labels are not proven optimal.",
+                      ConvergenceWarning, stacklevel=stacklevel)
+    if verbose:
+        logger.info("%s: %s (%.2f s)", name, message, seconds)
+    return value, message, seconds
+
+
+# ---------------------------------------------------------------------------------------------
+# The tree of branch_and_bound
+# ---------------------------------------------------------------------------------------------
 
 
 def _leaf_incumbent(problem, node, value, polish):
@@ -751,152 +837,142 @@ def _root(bb, labelset):
     return root, pinned
 
 
-def _search_result(problem, bb, root, lower, inc_labels, inc_value, inc_alpha, search, bound,
-                   seed, tol, max_nodes, time_limit, verbose, random_state):
-    """The :class:`SolveResult` of a finished or stopped search: the incumbent's exact ``J``
-    (an upper bound), the certified lower bound ``lower`` (closed and open nodes), the message
-    and, when a limit stopped the search, the ConvergenceWarning."""
-    labelset = problem.labelset
-    n_nodes, n_pruned, status = search["n_nodes"], search["n_pruned"], search["status"]
-    history, start, root_bound, pinned = (search["history"], search["start"],
-                                          search["root_bound"], search["pinned"])
-    if inc_labels is None:  # a limit struck before any leaf and without a seed
-        inc_labels = labelset.initial(scores=root.f if np.any(root.f) else None,
-                                      random_state=random_state)
-        inc_value = np.inf
-    with warnings.catch_warnings():  # the primal value is an upper bound of J at any α
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        J_value, J_alpha = problem.J(inc_labels, alpha0=inc_alpha, tol=1e-8)
-    upper = min(inc_value, float(J_value))
-    lower = min(lower, upper)
-    finished = status == "optimal"
-    seconds = time.perf_counter() - start
-    if finished:
-        value = upper
-        message = (f"optimal: {n_nodes} nodes, certified lower bound {lower:.10g} "
-                   f"(relative tolerance {tol:g})")
-    else:
-        value = lower
-        limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
-                 "time_limit": f"time_limit={time_limit} s"}[status]
-        message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
-                   f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
-        warnings.warn(f"branch_and_bound {message}; the labels are not proven optimal.",
-                      ConvergenceWarning, stacklevel=3)
-    history.append({"iteration": n_nodes, "value": upper, "lower_bound": lower,
-                    "source": "end", "seconds": seconds})
-    if verbose:
-        logger.info("branch_and_bound: %s (%.2f s)", message, seconds)
-    return SolveResult(
-        method="exact", value=float(value), labels=np.asarray(inc_labels, dtype=float),
-        upper_bound=float(upper), certified=finished, status=status, message=message,
-        n_iter=n_nodes, seconds=seconds, history=history, alpha=J_alpha, mu=np.ones(1),
-        working_set=[np.asarray(inc_labels, dtype=float)],
-        extra={"n_nodes": n_nodes, "n_pruned": n_pruned, "incumbent": float(upper),
-               "lower_bound": float(lower), "root_bound": root_bound,
-               "seed": seed, "bound": bound,
-               "n_steps": bb.n_steps, "pinned": pinned})
+class _Tree:
+    """The search state of :func:`branch_and_bound` for :func:`depth_first`: open entries
+    ``(certified bound, parent, node, point, label)``, the incumbent, the bound of the closed
+    part of the tree, and the counters."""
+
+    def __init__(self, problem, bb, bound, tol, polish, verbose, start, inc_labels, inc_value,
+                 seed):
+        self.problem, self.bb, self.bound, self.tol = problem, bb, bound, tol
+        self.polish, self.verbose, self.start = polish, verbose, start
+        self.inc_labels, self.inc_value, self.inc_alpha = inc_labels, inc_value, None
+        self.root, self.pinned = _root(bb, problem.labelset)
+        self.stack = [(0.0, None, self.root, None, None)]
+        self.n_nodes, self.n_pruned, self.closed = 0, 0, np.inf
+        self.root_bound, self.depth = None, 0
+        self.history = [{"iteration": 0, "value": inc_value, "lower_bound": -np.inf,
+                         "source": seed["source"], "seconds": time.perf_counter() - start}]
+
+    def threshold(self):
+        """Prune at or above: the incumbent less the relative tolerance."""
+        inc = self.inc_value
+        return inc - self.tol * max(1.0, abs(inc)) if np.isfinite(inc) else np.inf
+
+    def open_bound(self):
+        return min((e[0] for e in self.stack), default=np.inf)
+
+    def lower(self):
+        return min(self.closed, self.open_bound(), self.inc_value)
+
+    def progress(self):
+        return self.depth, self.inc_value, self.lower()
+
+    def interrupted(self, entry):
+        # the bound of the entry being expanded stays in the certified lower bound
+        if entry is not None:
+            self.closed = min(self.closed, entry[0])
+        return True
+
+    def _new_incumbent(self, labels, value, alpha, source):
+        self.inc_labels, self.inc_value, self.inc_alpha = labels, value, alpha
+        self.history.append({"iteration": self.n_nodes, "value": value,
+                             "lower_bound": self.lower(), "source": source,
+                             "seconds": time.perf_counter() - self.start})
+
+    def expand(self, entry):
+        """Prune ``entry`` or solve its node: a leaf may become the incumbent, an inner node
+        is branched (eq. 7). True when a node's SVM was solved."""
+        bb = self.bb
+        lb, parent, node, x, label = entry
+        thr = self.threshold()
+        if lb >= thr:
+            self.closed = min(self.closed, lb)
+            self.n_pruned += 1
+            return False
+        if node is None:  # build the child of `parent` that labels x
+            node = _Node(parent.labels.copy(), parent.alpha.copy(), parent.f.copy(),
+                         parent.pos.copy(), parent.rem.copy(), lb, parent.depth + 1,
+                         hull_alpha=parent.hull_alpha)
+            if bb._assign(node, [x], [label]) is None:
+                return False  # no completion meets the counts: prune (contributes no bound)
+        leaf = not np.any(node.rem)
+        self.n_nodes += 1
+        self.depth = node.depth
+        bound_value = bb.solve(node, thr, leaf)
+        if self.root_bound is None:
+            self.root_bound = bound_value
+        if (self.bound == "hull" and not leaf
+                and thr - HULL_GATE * max(1.0, abs(thr)) <= bound_value < thr):
+            bound_value = max(bound_value, bb.hull_bound(node))
+            node.bound = bound_value
+        if bound_value >= thr:
+            self.closed = min(self.closed, bound_value)
+            self.n_pruned += 1
+        elif leaf:
+            self.closed = min(self.closed, bound_value)
+            value = bb.primal(node)
+            if value < self.inc_value:
+                self._new_incumbent(*_leaf_incumbent(self.problem, node, value, self.polish))
+                if self.verbose:
+                    logger.info("branch_and_bound: node %d new incumbent J=%.8g", self.n_nodes,
+                                self.inc_value)
+        else:
+            self._branch(node)
+        return True
+
+    def _branch(self, node):
+        """Every ``COMPLETE_EVERY`` nodes (with ``polish``) try the node's rounded classifier as
+        incumbent; then push the two children of the eq. 7 point, the likelier label last."""
+        bb = self.bb
+        if self.polish and self.n_nodes % COMPLETE_EVERY == 1:
+            labels, value = _polish(self.problem, bb.complete(node), np.inf)
+            if value < self.inc_value:
+                self._new_incumbent(labels, value, None, "node completion + alternating")
+        x, first, cheap = bb.branch(node)
+        # certified: the child's dual at (α_S, one exact step on x); the node's own bound
+        bounds = [max(node.bound, node.dual + step) for step in cheap[:2]]  # (+1, −1)
+        for child in (-first, first):  # pushed last, explored first: the likelier label
+            self.stack.append((bounds[0] if child > 0 else bounds[1], node, None, x, child))
+
+    def result(self, status, max_nodes, time_limit, seed, random_state):
+        """The :class:`SolveResult`: the incumbent's exact ``J`` (an upper bound), the
+        certified lower bound (closed and open nodes), the message and, when a limit stopped
+        the search, the ConvergenceWarning."""
+        problem, labelset = self.problem, self.problem.labelset
+        inc_labels, inc_value = self.inc_labels, self.inc_value
+        if inc_labels is None:  # a limit struck before any leaf and without a seed
+            f = self.root.f
+            inc_labels = labelset.initial(scores=f if np.any(f) else None,
+                                          random_state=random_state)
+            inc_value = np.inf
+        with warnings.catch_warnings():  # the primal value is an upper bound of J at any α
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            J_value, J_alpha = problem.J(inc_labels, alpha0=self.inc_alpha, tol=1e-8)
+        upper = min(inc_value, float(J_value))
+        lower = min(self.closed, self.open_bound(), upper)
+        value, message, seconds = search_summary(
+            "branch_and_bound", status, self.n_nodes, upper, lower, max_nodes, time_limit,
+            self.start, self.verbose, detail=f" (relative tolerance {self.tol:g})",
+            stacklevel=5)
+        self.history.append({"iteration": self.n_nodes, "value": upper, "lower_bound": lower,
+                             "source": "end", "seconds": seconds})
+        labels = np.asarray(inc_labels, dtype=float)
+        return SolveResult(
+            method="exact", value=float(value), labels=labels, upper_bound=float(upper),
+            certified=status == "optimal", status=status, message=message,
+            n_iter=self.n_nodes, seconds=seconds, history=self.history, alpha=J_alpha,
+            mu=np.ones(1), working_set=[labels],
+            extra={"n_nodes": self.n_nodes, "n_pruned": self.n_pruned,
+                   "incumbent": float(upper), "lower_bound": float(lower),
+                   "root_bound": self.root_bound, "seed": seed, "bound": self.bound,
+                   "n_steps": self.bb.n_steps, "pinned": self.pinned})
 
 
 def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, start,
             inc_labels, inc_value, seed, polish):
-    """The depth-first loop of :func:`branch_and_bound` (arguments already checked)."""
-    labelset = problem.labelset
-    bb = _BranchAndBound(problem, bound)
-    inc_alpha = None
-
-    def threshold():
-        return inc_value - tol * max(1.0, abs(inc_value)) if np.isfinite(inc_value) else np.inf
-
-    root, pinned = _root(bb, labelset)
-    n_nodes, n_pruned, closed = 0, 0, np.inf
-    history = [{"iteration": 0, "value": inc_value, "lower_bound": -np.inf,
-                "source": seed["source"],
-                "seconds": time.perf_counter() - start}]
-    stack = [(0.0, None, root, None, None)]  # (certified bound, parent, node, point, label)
-    root_bound = None
-    status = "optimal"
-    bar = _progress_bar(verbose)
-    last_log = time.perf_counter()
-
-    def open_bound():
-        return min((e[0] for e in stack), default=np.inf)
-
-    # Ctrl-C stops the search and returns the incumbent, not certified; the bound of the
-    # node being processed stays in the certified lower bound (its subtree is open)
-    current = np.inf
-    try:
-        while stack:
-            if max_nodes is not None and n_nodes >= max_nodes:
-                status = "node_limit"
-                break
-            if time_limit is not None and time.perf_counter() - start >= time_limit:
-                status = "time_limit"
-                break
-            lb, parent, node, x, label = stack.pop()
-            current = lb
-            thr = threshold()
-            if lb >= thr:
-                closed = min(closed, lb)
-                n_pruned += 1
-                continue
-            if node is None:  # build the child of `parent` that labels x
-                node = _Node(parent.labels.copy(), parent.alpha.copy(), parent.f.copy(),
-                             parent.pos.copy(), parent.rem.copy(), lb, parent.depth + 1,
-                             hull_alpha=parent.hull_alpha)
-                if bb._assign(node, [x], [label]) is None:
-                    continue  # no completion meets the counts: prune (contributes no bound)
-            leaf = not np.any(node.rem)
-            n_nodes += 1
-            bound_value = bb.solve(node, thr, leaf)
-            if root_bound is None:
-                root_bound = bound_value
-            if (bound == "hull" and not leaf
-                    and thr - HULL_GATE * max(1.0, abs(thr)) <= bound_value < thr):
-                bound_value = max(bound_value, bb.hull_bound(node))
-                node.bound = bound_value
-            if bound_value >= thr:
-                closed = min(closed, bound_value)
-                n_pruned += 1
-            elif leaf:
-                closed = min(closed, bound_value)
-                value = bb.primal(node)
-                if value < inc_value:
-                    inc_labels, inc_value, inc_alpha, found_by = _leaf_incumbent(
-                        problem, node, value, polish)
-                    history.append({"iteration": n_nodes, "value": inc_value,
-                                    "lower_bound": min(closed, open_bound(), inc_value),
-                                    "source": found_by, "seconds": time.perf_counter() - start})
-                    if verbose:
-                        logger.info("branch_and_bound: node %d new incumbent J=%.8g", n_nodes,
-                                    inc_value)
-            else:
-                if polish and n_nodes % COMPLETE_EVERY == 1:
-                    labels, value = _polish(problem, bb.complete(node), np.inf)
-                    if value < inc_value:
-                        inc_labels, inc_value, inc_alpha = labels, value, None
-                        history.append({"iteration": n_nodes, "value": inc_value,
-                                        "lower_bound": min(closed, open_bound(), inc_value),
-                                        "source": "node completion + alternating",
-                                        "seconds": time.perf_counter() - start})
-                x, first, cheap = bb.branch(node)
-                # certified: the child's dual at (α_S, one exact step on x); the node's own bound
-                bounds = [max(node.bound, node.dual + step) for step in cheap[:2]]  # (+1, −1)
-                for child in (-first, first):  # pushed last, explored first: the likelier label
-                    stack.append((bounds[0] if child > 0 else bounds[1], node, None, x, child))
-            if bar is not None:
-                bar.update(1)
-            if verbose and time.perf_counter() - last_log >= 1.0:
-                last_log = _log_progress(bar, start, n_nodes, len(stack), node.depth, inc_value,
-                                         min(closed, open_bound(), inc_value))
-    except KeyboardInterrupt:
-        status = "interrupted"
-        closed = min(closed, current)
-    if bar is not None:
-        bar.close()
-
-    search = {"n_nodes": n_nodes, "n_pruned": n_pruned, "root_bound": root_bound,
-              "pinned": pinned, "status": status, "history": history, "start": start}
-    return _search_result(problem, bb, root, min(closed, open_bound()), inc_labels, inc_value,
-                          inc_alpha, search, bound, seed, tol, max_nodes, time_limit, verbose,
-                          random_state)
+    """The depth-first search of :func:`branch_and_bound` (arguments already checked)."""
+    tree = _Tree(problem, _BranchAndBound(problem, bound), bound, tol, polish, verbose, start,
+                 inc_labels, inc_value, seed)
+    status = depth_first(tree, start, max_nodes, time_limit, verbose, name="branch_and_bound")
+    return tree.result(status, max_nodes, time_limit, seed, random_state)

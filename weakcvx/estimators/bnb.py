@@ -66,9 +66,9 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
     random_state : int, RandomState instance or None, default=None
         Unused: the search is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
-        Progress through ``logging.getLogger("weakcvx")``: at 1 every 1000 nodes and every new
-        incumbent, at 2 every node. Printed to stderr during ``fit`` unless that logger is
-        configured by the user.
+        Progress through ``logging.getLogger("weakcvx")``: at 1 a line at most once a second
+        and every new incumbent, at 2 also a ``tqdm`` bar of the nodes. Printed to stderr
+        during ``fit`` unless that logger is configured by the user.
 
     Attributes
     ----------

@@ -4,6 +4,12 @@ All three take ``fit(X, bags, proportions)``: ``bags`` the bag id of each row, `
 the fraction of positives of each bag (in the order of the sorted bag ids, or a dict), or
 ``fit(X, targets)`` with the two-column targets of :func:`weakcvx.model_selection.bag_targets`
 (what ``GridSearchCV`` splits). They predict {0, 1}.
+
+The estimators validate the input, build the problem and store the results; the numerics are
+:func:`weakcvx.local.alter_proportion_svm` (alter-∝SVM), :func:`weakcvx.solve` with
+:func:`weakcvx.proportion.recover_classifier` (conv-∝SVM), :func:`weakcvx.proportion.invcal`
+and :func:`weakcvx.proportion.mean_map`. ``EigenProportions`` and ``INVCAL_DENSE_MAX_BAGS`` are
+re-exported from :mod:`weakcvx.proportion`.
 """
 
 from __future__ import annotations
@@ -12,20 +18,20 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._solvers import cvxopt_qp
 from .._validation import check_dense_size, validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import alter_proportion_svm
 from ..model_selection import bag_proportion_error, check_bag_ids, check_bags
 from ..problem import WeakLabelProblem
+from ..proportion import (INVCAL_DENSE_MAX_BAGS, EigenProportions, invcal, mean_map,
+                          mean_map_statistic, recover_classifier)
+from ..result import SolverError
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging,
                     warn_if_unscaled)
 
@@ -33,87 +39,16 @@ __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
            "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL"]
 
 
-def _bag_error(bag_index, bag_sizes, proportions, positive):
-    """Bag-level error ``Σ_k |p̂_k − p_k|`` of boolean predictions ``positive`` (eq. 23)."""
-    counts = np.bincount(bag_index, weights=positive.astype(float), minlength=len(bag_sizes))
-    return float(np.abs(counts / bag_sizes - proportions).sum())
-
-
 #: ``max_i k(x_i, x_i)`` above which ``ProportionSVM`` warns that the features look unscaled
-#: (linear and precomputed kernels; standardised features give about ``n_features``). SMO's
-#: tolerance is on the margin scale 1 while the scores reach ``C·k(x, x)``. Measured with
-#: alter-∝SVM on breast_cancer, bags of 16: features as given (max ‖x‖² = 2.5e7) 31 s; divided
-#: by 10 (2.5e5) 2 s; by 100 (2.5e3) 0.3 s; standardised (~30) 0.2 s.
+#: (linear and precomputed kernels; standardised features give about ``n_features``): SMO's
+#: tolerance is on the margin scale 1 while the scores reach ``C·k(x, x)`` (timings:
+#: docs/methods/llp.rst).
 LARGE_KERNEL_DIAGONAL = 1e5
 
-#: Dense n × n arrays alive at the peak of a fit on the dense kernel (alter-∝SVM, InvCal);
-#: measured with ``tracemalloc`` (RBF, n = 1500): ProportionSVM 1.9, InvCal 1.5. The memory
-#: budget bounds that peak (see KernelModelMixin).
+#: Dense n × n arrays alive at the peak of a fit on the dense kernel (alter-∝SVM, InvCal), by
+#: ``tracemalloc`` (docs/methods/llp.rst). The memory budget bounds that peak (see
+#: KernelModelMixin).
 DENSE_KERNEL_FIT_COPIES = 2
-
-#: Largest number of bags for which ``InvCal(solver="auto")`` solves the bag-level SVR dual
-#: with CVXOPT's dense interior point (cost O(n_bags³), independent of the feature scale):
-#: 0.03 s at 143 bags, 0.3 s at 500, 1.7 s at 1000, 11 s at 2000. Above it LIBSVM's SMO, fast
-#: on standardised features (0.06 s at 1000 bags) but slow on large raw features.
-INVCAL_DENSE_MAX_BAGS = 1000
-
-
-def _svr_dual_cvxopt(K, t, C, eps):
-    r"""ε-insensitive SVR with offset on a precomputed kernel, by CVXOPT's dense QP.
-
-    Solves the dual (with ``a = a⁺ − a⁻``, ``a⁺, a⁻ ∈ [0, C]``; when ``eps = 0`` the single
-    variable ``a ∈ [−C, C]``)
-
-    .. math::
-
-        \min_a \tfrac12 a^\top K a - t^\top a + \varepsilon \|a\|_1
-        \quad \text{s.t.} \quad 1^\top a = 0,\ |a_k| \le C,
-
-    whose interior-point iterations do not depend on the scale of ``K`` (the objective is
-    divided by ``max_k K_kk``), unlike SMO, whose tolerance is on the gradient ``Ka − t``.
-    The offset is the multiplier of ``1ᵀa = 0``, and ``f = K a + b``.
-
-    Returns
-    -------
-    a : ndarray (m,)
-    intercept : float
-    status : str
-    """
-    from ..result import SolverError
-
-    m = len(t)
-    if eps > 0:
-        P = np.block([[K, -K], [-K, K]])
-        q = np.concatenate([eps - t, eps + t])
-        A = np.concatenate([np.ones(m), -np.ones(m)])[None, :]
-        lower = 0.0
-    else:
-        P, q, A, lower = K, -t, np.ones((1, m)), -C
-    n = P.shape[0]
-    scale = max(float(np.max(np.abs(np.diag(K)))), np.finfo(float).tiny)
-    G = np.vstack([np.eye(n), -np.eye(n)])
-    h = np.concatenate([np.full(n, float(C)), np.full(n, -lower)])
-    sol = cvxopt_qp(0.5 * (P + P.T) / scale, q / scale, G, h, A, np.zeros(1),
-                    {"show_progress": False}, "the bag-level SVR dual of InvCal")
-    status = sol["status"]
-    if sol["x"] is None:
-        raise SolverError("cvxopt", status, "the bag-level SVR dual of InvCal returned no "
-                          "solution")
-    if status != "optimal":
-        warnings.warn(f"InvCal: solver 'cvxopt' stopped with status {status!r} on the "
-                      "bag-level SVR dual; using its last iterate.", ConvergenceWarning,
-                      stacklevel=3)
-    x = np.array(sol["x"]).ravel()
-    a = x[:m] - x[m:] if eps > 0 else x
-    return a, float(sol["y"][0]) * scale, status
-
-
-def _bag_means_matrix(bag_index, n_bags):
-    """``A`` (n_bags, n) with ``A[k, i] = 1/n_k`` for ``i`` in bag ``k``: bag means ``= A X``."""
-    n = bag_index.shape[0]
-    sizes = np.bincount(bag_index, minlength=n_bags)
-    return sp.csr_matrix((1.0 / sizes[bag_index], (bag_index, np.arange(n))),
-                         shape=(n_bags, n))
 
 
 class _ProportionFitMixin:
@@ -148,8 +83,6 @@ class _ProportionFitMixin:
         all-0 and all-1 proportions), so such a model is degenerate. Seen with a huge ``C``
         (1e300: ``C·Σ hinge`` dominates and the one-class labeling, with no hinge loss, wins)
         and with features of scale 1e-6 (the kernel is ~1e-12: the SVM term vanishes)."""
-        from ..result import SolverError
-
         scores = np.asarray(scores, dtype=float)
         name = type(self).__name__
         if not (np.all(np.isfinite(scores)) and np.isfinite(objective)):
@@ -282,75 +215,6 @@ class _ProportionFitMixin:
         return tags
 
 
-class EigenProportions(Proportions):
-    r"""``Proportions`` whose violated-label search is conv-∝SVM's eigen heuristic.
-
-    The most violated label of the cutting-plane driver maximises the convex function
-    ``b ↦ αᵀQ_bα = ‖Σ_i α_i b_i u_i‖²`` (Yu et al. 2013, eq. 18) with ``u_i`` eigen-features of
-    the kernel (``K = U Uᵀ``). The paper replaces the squared ℓ2 norm by the ℓ1 norm over the
-    leading eigen-dimensions that keep ``variance`` of the spectrum (eq. 19–20):
-
-    .. math::
-
-        \max_{b \in B} \sum_j \Big|\sum_i \alpha_i b_i u_{ij}\Big|
-        \;\ge\; \max_j \max_{\sigma = \pm 1} \max_{b \in B} \sigma \sum_i \alpha_i u_{ij} b_i,
-
-    and each inner problem is the linear oracle of :class:`Proportions` (sorting per bag,
-    eq. 21). The ``2d`` candidates are scored by the true ``αᵀQ_bα`` and the best is returned.
-    The driver calls :meth:`most_violated` in place of its own sorting search.
-
-    Parameters
-    ----------
-    bag_ids, proportions, eps :
-        As for :class:`~weakcvx.labelsets.Proportions`.
-    variance : float in (0, 1], default=0.9
-        Fraction of the kernel's spectrum kept (the paper's 90%).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import weakcvx as wc
-    >>> X, y, bags, p = wc.datasets.make_llp_toy(10, random_state=0)
-    >>> B = EigenProportions(bags, p)
-    >>> problem = wc.WeakLabelProblem(features=np.hstack([X, np.ones((20, 1))]), labelset=B)
-    >>> res = wc.solve(problem, method="label_generation")
-    >>> B.contains(res.labels)
-    True
-    """
-
-    def __init__(self, bag_ids, proportions, eps=0.0, variance=0.9):
-        super().__init__(bag_ids, proportions, eps)
-        if not 0 < variance <= 1:
-            raise ValueError(f"`variance` must lie in (0, 1]. Got {variance!r} instead.")
-        self.variance = float(variance)
-        self._features = None
-
-    def eigen_features(self, factor):
-        """Leading eigen-features ``U S`` of ``K = R Rᵀ`` keeping ``variance`` of the spectrum
-        (computed once per factor)."""
-        if self._features is None or self._features[0] is not factor:
-            R = factor.toarray() if sp.issparse(factor) else np.asarray(factor)
-            U, s, _ = np.linalg.svd(R, full_matrices=False)
-            energy = np.cumsum(s ** 2) / max(np.sum(s ** 2), np.finfo(float).tiny)
-            d = int(np.searchsorted(energy, self.variance - 1e-12) + 1)
-            self._features = (factor, U[:, :d] * s[:d])
-        return self._features[1]
-
-    def most_violated(self, problem, alpha, b_hat, scores):
-        """The paper's violated label: best of the per-dimension, per-sign sorting solutions."""
-        F = self.eigen_features(problem.factor)
-        tiebreak = 1e-6 * problem.costs * scores
-        best_b, best_q = b_hat, problem.quadratic(alpha, b_hat)
-        for j in range(F.shape[1]):
-            r = alpha * F[:, j]
-            for sign in (1.0, -1.0):
-                b = self.argmax(sign * r + tiebreak)
-                q = problem.quadratic(alpha, b)
-                if q > best_q:
-                    best_b, best_q = b, q
-        return best_b
-
-
 class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""∝SVM: a large-margin classifier learned from bag label proportions (Yu et al. 2013).
 
@@ -379,12 +243,12 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
       ``M = Σ_t μ_t y_t y_tᵀ`` with the sign whose training-bag proportions match best and
       ``f(x) = Σ_i α_i ỹ_i k(x_i, x)`` (eq. 22), and the SVM of the solver's feasible labels
       ``result_.labels``. ``oracle="eigen"`` is the paper's violated-label heuristic
-      (:class:`EigenProportions`); ``"sorting"`` the library's linearise-and-sort search.
+      (:class:`~weakcvx.proportion.EigenProportions`); ``"sorting"`` the library's
+      linearise-and-sort search.
 
     Standardise the features (``sklearn.preprocessing.StandardScaler``): the costs ``C`` and
     ``C_p`` are balanced for kernels of order 1–100, and on raw features the SVM solvers slow
-    down by orders of magnitude (breast_cancer as given, bags of 16: 31 s against 0.2 s
-    standardised). ``fit`` warns when ``max_i k(x_i, x_i)`` exceeds
+    down by orders of magnitude. ``fit`` warns when ``max_i k(x_i, x_i)`` exceeds
     :data:`LARGE_KERNEL_DIAGONAL` (1e5) for the linear or a precomputed kernel.
 
     Parameters
@@ -394,13 +258,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     C : float, default=1.0
         Cost of the instance hinge losses (the paper's grid: 0.1, 1, 10).
     C_p : float, default=10.0
-        Cost of the proportion loss of alter-∝SVM (paper's grid: 1, 10, 100). Measured on the
-        Fig. 1 toy and heart/australian with bags of 8–32: 10 is the middle of the paper's
-        grid and was never the worst of the three; on heart, ionosphere, australian, pima and
-        german (standardised, bags of 4/16/64, 3 splits, 5 restarts, test accuracy) it was
-        within 3 points of the best of the three in 14 of 15 cases (not australian with bags
-        of 64: 8.4 below ``C_p = 100``), while ``C_p = 1`` fell 12 points behind on australian
-        with bags of 16.
+        Cost of the proportion loss of alter-∝SVM (paper's grid: 1, 10, 100); the middle of
+        the grid, the most robust of the three on five UCI sets (docs/methods/llp.rst).
     eps : float, default=0.0
         Tolerance on the proportions (``eps >= 0``).
     gamma, degree, coef0 : kernel parameters (``gamma="mean_distance"``: 1 / mean squared
@@ -413,8 +272,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         Violated-label search of conv-∝SVM.
     tol : float or None, default=None
         Relative decrease that stops an alternation loop (alter-∝SVM, default 1e-4) or the
-        cutting planes (conv-∝SVM, default 1e-2: measured on heart with bags of 8 and 32, 1e-3
-        ran to 50 rounds in 7–10 s for the same accuracy as 1e-2 in ~20 rounds and 2 s).
+        cutting planes (conv-∝SVM, default 1e-2: 1e-3 took several times longer for the same
+        accuracy, docs/methods/llp.rst).
     max_iter : int, default=50
         Alternations per annealing step, or cutting-plane rounds.
     random_state : int, RandomState or None
@@ -455,33 +314,23 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     weak (``C_p`` small against ``C``: a flip moves the proportion term by ``C_p / n_k`` and
     the hinge term by up to ``2C``) the annealed labels follow the margin whichever side is
     called positive, so each restart of alter-∝SVM also scores the mirrored solution and keeps
-    the better (measured on housevotes, bags of 16, ``C = 10, C_p = 1`` chosen by the
-    bag-level tuning: 15% test accuracy before, 85% after). The proportion term constrains the
-    *number* of positives per bag, not which instances. When there are few bags and all their proportions lie near the
-    overall class ratio (random bags of 64 rows: 3–9 bags on the shipped sets), the widest
-    margin split of the data with the right counts need not be the class split, and it can be
-    anti-correlated with it. Measured on australian (bags of 64, 9 training bags with
-    proportions 0.39–0.53): alter-∝SVM finds labels with objective 3.6 and 22% training
-    accuracy, while the alternation started from the *true* labels ends at objective 16.4
-    (88%): the optimiser is right, the model prefers the wrong labeling, and the bag-level
-    validation error prefers it too (0.19 against 0.89 for the flipped prediction). No rule
-    based on the proportions can repair this; it shows as a large spread over splits (see
-    ``weakcvx bench llp``). Bags that differ in their proportions identify the labeling.
+    the better. The proportion term constrains the *number* of positives per bag, not which
+    instances: with few bags whose proportions all lie near the overall class ratio, the
+    widest-margin split of the data with the right counts need not be the class split, and it
+    can be anti-correlated with it. The optimiser is then right and the model prefers the wrong
+    labeling, and so does the bag-level validation error; no rule based on the proportions can
+    repair this, and it shows as a large spread over splits (see ``weakcvx bench llp``). Bags
+    that differ in their proportions identify the labeling.
 
     **Recovery of conv-∝SVM on imbalanced bags.** The rank-1 approximation of
     ``M = Σ_t μ_t y_t y_tᵀ`` is the top singular vector of the weighted working set. When
     the labels are imbalanced every ``y_t`` shares a large mean part (most entries −1), the
     top singular vector follows it, and the rank-1 predictor thresholded at 0 calls nearly
-    every point negative. Measured on ``make_classification(600, 10, n_informative=4,
-    weights=[0.8], random_state=1)`` (standardised, bags of 8): the rank-1 predictor was
-    constant (0% positives, accuracy 0.798 = the prior, training bag error 15.1) while the
-    solver's feasible labels had bag error 0 and accuracy 0.913; on 500 digits, one digit
-    against the rest (8–11% positives), it also predicted almost no positives. ``fit``
-    therefore also builds the SVM of the feasible labels ``result_.labels`` and keeps the
-    candidate with the lower *training bag error* (no instance label is used; ties keep the
-    rank-1 model): on the first problem this gives bag error 5.3 and accuracy 0.907, on
-    digit 5 with bags of 4 accuracy 0.892 → 0.980, and on balanced data (the Fig. 1 toy)
-    the rank-1 model is kept.
+    every point negative. ``fit`` therefore also builds the SVM of the feasible labels
+    ``result_.labels`` and keeps the candidate with the lower *training bag error* (no instance
+    label is used; ties keep the rank-1 model): :func:`weakcvx.proportion.recover_classifier`.
+
+    The measurements behind these choices are in docs/methods/llp.rst.
 
     References
     ----------
@@ -587,46 +436,24 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
                          "(breast_cancer as given: 100x slower than standardized)")
 
     def _fit_convex(self, X, bag_index, p):
-        """conv-∝SVM: label generation over ``Proportions``, rank-1 recovery (eq. 22)."""
+        """conv-∝SVM: label generation over ``Proportions``, then the recovery of
+        :func:`weakcvx.proportion.recover_classifier` (eq. 22)."""
         labelset_cls = EigenProportions if self.oracle == "eigen" else Proportions
         # the user's bag ids (same sorted order as bag_index) so that errors name them
         labelset = labelset_cls(self.bags_[bag_index], p, eps=self.eps)
         problem = WeakLabelProblem(labelset=labelset, costs=self.C, **self._problem_inputs(X))
         seed = integer_seed(self.random_state)
-        # one start: the relaxation is convex (the paper runs conv-∝SVM once). The paper stops
-        # when the objective decreases by less than a threshold (patience 1) and its SimpleMKL
-        # "converges in less than 5 iterations" (5 MKLGL alternations a round): measured on
-        # heart, pima, ionosphere, german with bags of 4 and 32, 2–4× faster than patience 3 and
-        # 20 alternations, same training accuracy within ±2 points.
+        # one start: the relaxation is convex (the paper runs conv-∝SVM once). The paper's
+        # stopping rule (patience 1) and its SimpleMKL's "less than 5 iterations" (5 MKLGL
+        # alternations a round); timed against patience 3 and 20 (docs/methods/llp.rst)
         with verbose_logging(self.verbose):
             result = solve(problem, method="label_generation", n_init=1, max_iter=self.max_iter,
                            tol=1e-2 if self.tol is None else self.tol, patience=1,
                            max_alternations=5, random_state=seed, verbose=self.verbose)
-        sizes = labelset.bag_sizes
-        candidates = {}  # recovery -> (β, training scores), in order of preference on ties
-        # the paper's recovery (eq. 22): rank-1 approximation ỹ of M = Σ_t μ_t y_t y_tᵀ
-        Y = np.stack(result.working_set) * np.sqrt(np.maximum(result.mu, 0))[:, None]
-        _, s, Vt = np.linalg.svd(Y, full_matrices=False)  # M = YᵀY ≈ s₀² v vᵀ
-        y_tilde = s[0] * Vt[0]
-        if np.dot(y_tilde, result.labels) < 0:  # start from the side of the rounded labels
-            y_tilde = -y_tilde
-        beta = result.alpha * y_tilde
-        scores = problem.decision_scores(result.alpha, [y_tilde], np.ones(1))
-        # M cannot tell y from -y: keep the sign whose training-bag proportions match best
-        if _bag_error(bag_index, sizes, p, -scores > 0) < _bag_error(bag_index, sizes, p,
-                                                                      scores > 0):
-            beta, scores = -beta, -scores
-        candidates["rank1"] = (beta, scores)
-        # the SVM of the solver's feasible labels, f = Σ_i α_i y_i k(x_i, ·) from J(labels):
-        # on imbalanced bags ỹ follows the mean label and predicts one class (see Notes)
-        _, alpha_labels = problem.J(result.labels)
-        beta = problem.dual_coef(alpha_labels, [result.labels], np.ones(1))
-        candidates["labels"] = (beta, np.asarray(problem.kernel_dot(beta)).ravel())
-        errors = {name: _bag_error(bag_index, sizes, p, f > 0)
-                  for name, (_, f) in candidates.items()}
-        self.recovery_ = min(errors, key=errors.get)  # the first on ties: the paper's rank 1
-        self.recovery_errors_ = errors
-        beta, scores = candidates[self.recovery_]
+        recovered = recover_classifier(problem, result, bag_index, p)
+        self.recovery_ = recovered["recovery"]  # the first on ties: the paper's rank 1
+        self.recovery_errors_ = recovered["errors"]
+        beta, scores = recovered["beta"], recovered["scores"]
         self._check_training_scores(scores, result.value, "label_generation")
         s2 = float(self.intercept_scaling) ** 2
         self._store_dual(X, beta, s2 * beta.sum())
@@ -665,7 +492,8 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         ``eps > 0``). ``"cvxopt"``: dense interior point, cost O(n_bags³) and insensitive to
         the scale of the features; ``"libsvm"``: scikit-learn's ``SVR`` (SMO, ``tol=1e-4``),
         fast on standardised features but slow on large raw ones (see Notes). ``"auto"``:
-        CVXOPT up to :data:`INVCAL_DENSE_MAX_BAGS` (1000) bags, LIBSVM above.
+        CVXOPT up to :data:`~weakcvx.proportion.INVCAL_DENSE_MAX_BAGS` (1000) bags, LIBSVM
+        above.
 
     Attributes
     ----------
@@ -678,13 +506,12 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
 
     Notes
     -----
-    SMO stops when the largest KKT violation, measured on the gradient ``K_bags a − t``, falls
-    below its tolerance; the targets are logits of order 1, so with bag-mean kernel entries of
-    order 10⁶ (raw breast_cancer, features up to 4254) it needs a relative precision of 10⁻¹⁰
-    and ran 90 million iterations (30–38 s for 143 bags of 4, and stopped further from the
-    optimum than the interior point). CVXOPT solves the same 143-bag QP in 0.03 s at any
-    feature scale, hence the default. Standardising the features is still advisable: the
-    ridge penalty ``½‖w‖²`` treats all features alike.
+    SMO stops when the largest KKT violation, on the gradient ``K_bags a − t``, falls below its
+    tolerance; the targets are logits of order 1, so with large bag-mean kernel entries (raw
+    features) it needs a tiny relative precision and many millions of iterations, while the
+    interior point's iterations do not depend on the scale: hence the default
+    (:func:`weakcvx.proportion.invcal`; timings in docs/methods/llp.rst). Standardising the
+    features is still advisable: the ridge penalty ``½‖w‖²`` treats all features alike.
 
     References
     ----------
@@ -722,37 +549,14 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, bags, proportions=None):
         """Fit on bag means and proportion logits (arguments as :meth:`ProportionSVM.fit`)."""
-        from sklearn.svm import SVR
-
         X = self._validate_X(X)
         bag_index, p = self._validate_bags(X, bags, proportions)
-        A = _bag_means_matrix(bag_index, len(p))
-        half = 0.5 / np.bincount(bag_index)
-        t = np.log(np.clip(p, half, 1 - half)) - np.log(np.clip(1 - p, half, 1 - half))
         K = self._dense_kernel(X)
-        K_bags = np.asarray(A @ (A @ K).T)
-        K_bags = 0.5 * (K_bags + K_bags.T)
-        solver = self.solver
-        if solver == "auto":
-            solver = "cvxopt" if len(p) <= INVCAL_DENSE_MAX_BAGS else "libsvm"
-        if solver == "cvxopt":
-            beta_bags, intercept, _ = _svr_dual_cvxopt(K_bags, t, float(self.C), float(self.eps))
-        else:
-            svr = SVR(kernel="precomputed", C=self.C, epsilon=self.eps, tol=1e-4).fit(K_bags, t)
-            beta_bags = np.zeros(len(p))
-            beta_bags[svr.support_] = svr.dual_coef_[0]
-            intercept = svr.intercept_[0]
-        self.logit_targets_ = t
-        beta = np.asarray(A.T @ beta_bags).ravel()
-        self._check_training_scores(K @ beta + intercept, 0.0, solver)
-        self._store_dual(X, beta, intercept)
+        res = invcal(K, bag_index, p, C=self.C, eps=self.eps, solver=self.solver)
+        self.logit_targets_ = res["targets"]
+        self._check_training_scores(K @ res["beta"] + res["intercept"], 0.0, res["solver"])
+        self._store_dual(X, res["beta"], res["intercept"])
         return self
-
-
-def _log2cosh(t):
-    """``log(2 cosh t)`` without overflow."""
-    a = np.abs(t)
-    return a + np.log1p(np.exp(-2 * a))
 
 
 class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
@@ -781,12 +585,8 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     lies outside the set ``{Σ_i t_i x_i : |t_i| ≤ 1}`` that true labels can reach; then the
     likelihood term decreases without bound along some direction and only ``λ`` keeps ``w``
     finite: weak regularisation lets the estimation noise of ``μ̂_xy`` pick the direction.
-    Measured on heart (standardised, 5 splits, bags of 2/8/32, test accuracy): sum-form
-    ``λ' ∈ {0.1, 1, 10}`` (the ∝SVM paper's grid read in that form) gave 73/79/68%, ``λ' = 1000``
-    80/82/74%; the paper reports 82/80/79%. The default ``λ = 1`` (``λ' = n``) sits in that good
-    range (heart: 80/81/71%; australian, german, ionosphere, pima: within 1–3 points of the
-    best of ``{0.01, 0.1, 1, 10}`` at bags of 2–64), and the paper's grid ``{0.1, 1, 10}`` read
-    in this form spans it.
+    The default ``λ = 1`` (``λ' = n``) was chosen on five UCI sets against the paper's grid
+    (docs/methods/llp.rst).
 
     Parameters
     ----------
@@ -822,42 +622,22 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
         self.lam = lam
 
     def mean_map_statistic(self, X, bag_index, p):
-        """``μ̂_xy`` (constant feature last) and the class means, from bag means and ``p``."""
-        n_bags = len(p)
-        Xa = np.hstack([X, np.ones((X.shape[0], 1))])
-        means = np.asarray(_bag_means_matrix(bag_index, n_bags) @ Xa)
-        P = np.column_stack([p, 1 - p])
-        class_means = np.linalg.lstsq(P, means, rcond=None)[0]  # rows μ₊, μ₋
-        sizes = np.bincount(bag_index, minlength=n_bags)
-        n_pos = float(sizes @ p)
-        mu_xy = n_pos * class_means[0] - (X.shape[0] - n_pos) * class_means[1]
-        return Xa, mu_xy, class_means
+        """``μ̂_xy`` (constant feature last) and the class means, from bag means and ``p``
+        (:func:`weakcvx.proportion.mean_map_statistic`)."""
+        return mean_map_statistic(X, bag_index, p)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, bags, proportions=None):
         """Fit (arguments as :meth:`ProportionSVM.fit`)."""
         X = validate_X(self, X, dtype=np.float64, ensure_min_samples=2)
         bag_index, p = self._validate_bags(X, bags, proportions)
-        Xa, mu_xy, class_means = self.mean_map_statistic(X, bag_index, p)
-        lam, n = float(self.lam), X.shape[0]
-
-        def objective(w):
-            t = Xa @ w
-            value = (_log2cosh(t).sum() - w @ mu_xy) / n + lam * w @ w
-            grad = (Xa.T @ np.tanh(t) - mu_xy) / n + 2 * lam * w
-            return value, grad
-
-        res = scipy.optimize.minimize(objective, np.zeros(Xa.shape[1]), jac=True,
-                                      method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-8})
-        if not res.success:
-            warnings.warn(f"MeanMap: L-BFGS-B stopped with status {res.status} "
-                          f"({res.message}).", ConvergenceWarning, stacklevel=2)
-        self._check_training_scores(Xa @ res.x, res.fun, "L-BFGS-B")
-        self.coef_ = res.x[:-1]
-        self.intercept_ = float(res.x[-1])
-        self.objective_ = float(res.fun)
-        self.class_means_ = class_means[::-1, :-1]
-        self.n_iter_ = int(res.nit)
+        res = mean_map(X, bag_index, p, lam=self.lam)
+        self._check_training_scores(res["scores"], res["objective"], "L-BFGS-B")
+        self.coef_ = res["w"][:-1]
+        self.intercept_ = float(res["w"][-1])
+        self.objective_ = float(res["objective"])
+        self.class_means_ = res["class_means"][::-1, :-1]
+        self.n_iter_ = int(res["n_iter"])
         return self
 
     def decision_function(self, X):
