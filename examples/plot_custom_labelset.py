@@ -14,8 +14,9 @@ and every group :math:`G` with reference signs :math:`p` (obtained by walking th
 just two labelings, :math:`\\pm p_G`. The solvers need one thing from ``B``: the exact linear
 oracle :math:`\\arg\\max_{b \\in B} r^\\top b`, which picks, group by group, the sign of
 :math:`\\sum_{i \\in G} r_i p_i`. :class:`weakcvx.labelsets.Custom` wraps it (plus ``enumerate``
-for the exact rungs on this tiny problem); :func:`weakcvx.solve` and :func:`weakcvx.compare`
-then work unchanged. The model itself — from the data to the ladder — is the 25 lines below.
+for the exact rungs on this tiny problem, and the SDP constraints the links imply,
+:math:`M_{ij} = s_{ij}`, for the SDP rung); :func:`weakcvx.solve` and :func:`weakcvx.compare`
+then work unchanged. The model itself — from the data to the ladder — is the 30 lines below.
 """
 
 import itertools
@@ -47,8 +48,13 @@ def enumerate_links():                       # all 2^n_groups elements (tiny pro
     return np.array([p * np.array(s)[group] for s in itertools.product([-1, 1], repeat=n_groups)])
 
 
+def link_constraints(M):                     # M = yy' has M_ij = s_ij on every link: the SDP rung
+    return [M[i, j] == S[i, j] for i, j in pairs]
+
+
 links = wc.labelsets.Custom(14, oracle, contains=lambda b: np.all(np.outer(b, b)[S != 0] == S[S != 0]),
-                            enumerate=enumerate_links, symmetric=True)
+                            enumerate=enumerate_links, symmetric=True,
+                            sdp_constraints=link_constraints)
 problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), links, costs=10.0, y_true=y_true,
                               name=f"two moons, 14 points, {len(pairs)} links")
 hull = wc.solve(problem, method="label_generation")
@@ -57,8 +63,8 @@ table = wc.compare(problem)
 print(table)
 
 # %%
-# The ladder has no SDP rung (the SDP model is written for the built-in sets), but the convex
-# hull with the exact oracle is a certified lower bound and enumeration gives the optimum.
+# The whole ladder: the SDP over ``{M ⪰ 0, diag M = 1, M_ij = s_ij}`` (from the hook), the
+# convex hull with the exact oracle (a certified lower bound), and enumeration's optimum.
 fig = table.plot()
 
 # %%
@@ -74,8 +80,8 @@ ax.set_title(f"labels from the convex hull, {n_groups} linked groups")
 # -------------------------------------------
 # When ``B`` fixes some labels and bounds the number of positives in disjoint groups, a
 # subclass of :class:`weakcvx.labelsets.LabelSet` only declares those counts; the exact
-# sorting oracle, ``contains``, random starts, ``cardinality`` and ``enumerate`` come from the
-# base class. Here: points come in groups of 4, and each group has *at least one* positive
+# sorting oracle, ``contains``, random starts, ``cardinality``, ``enumerate`` and the SDP
+# constraints come from the base class. Here: points come in groups of 4, and each group has *at least one* positive
 # (a multi-instance flavour), with one labeled negative group.
 
 
@@ -97,6 +103,6 @@ at_least_one = AtLeastKPositives(group_ids, k=1, negative=(3,))
 problem4 = wc.WeakLabelProblem(wc.kernels.rbf(X4, gamma=2.0), at_least_one, costs=10.0,
                                name="16 points, 4 groups, >= 1 positive per group")
 print(at_least_one.cardinality(), "labelings in B")
-table4 = wc.compare(problem4, methods=["label_generation", "exact", "alternating"])
+table4 = wc.compare(problem4, methods=["sdp", "label_generation", "exact", "alternating"])
 print(table4)
 plt.show()

@@ -130,7 +130,10 @@ class WeakLabelProblem:
         \text{for sign vectors } Q_y = K \circ y y^\top,
 
     the dual of the SVM without offset ``½‖w‖² + Σ_i c_i max(0, 1 − y_i w·φ(x_i))`` trained on
-    the labeling ``b``. The kernel enters only through a factor ``R`` with ``K ≈ R Rᵀ``.
+    the labeling ``b`` (the default formulation, :class:`~weakcvx.formulations.Hinge`). Any
+    :class:`~weakcvx.formulations.Formulation` replaces ``1ᵀα`` and the box by its own concave
+    ``f`` and convex ``A``: ``J_F(b) = max_{α ∈ A} f(α) − ½ αᵀQ_bα`` (docs/formulations.rst).
+    The kernel enters only through a factor ``R`` with ``K ≈ R Rᵀ``.
 
     Parameters
     ----------
@@ -139,9 +142,12 @@ class WeakLabelProblem:
         feature matrix (dense or sparse; never squared into n×n).
     labelset : LabelSet
         The feasible labelings B (see :mod:`weakcvx.labelsets`).
-    costs : float, array of shape (m,), or pair
+    costs : float, array of shape (m,), or pair, default=1.0
         Per-point hinge costs ``c_i``; for :class:`~weakcvx.labelsets.SemiSupervised` a pair
-        ``(c_labeled, c_unlabeled)`` is accepted.
+        ``(c_labeled, c_unlabeled)`` is accepted. Shorthand for ``formulation=Hinge(C=costs)``.
+    formulation : Formulation, optional
+        The inner problem (:mod:`weakcvx.formulations`); bound to ``labelset`` here (its
+        per-point parameters resolved). Not together with ``costs``.
     features : array-like or sparse matrix of shape (n, d), optional
         Feature matrix for the linear kernel ``K = X Xᵀ``; its rows are the factor.
     rank : int, optional
@@ -165,7 +171,14 @@ class WeakLabelProblem:
         work on ``K`` itself (explicit label kernels in :func:`~weakcvx.svm.solve_box_qp`,
         ``K v`` products in the oracles), and the kernel is checked positive semi-definite by a
         Cholesky factorisation instead of an eigendecomposition.
-    costs : ndarray (m,)
+    costs : ndarray (m,) or None
+        The box of the fast path (``Hinge``: ``c``; ``SquaredHinge``: a box that never binds);
+        ``None`` for a formulation without one (every α-step is then a CVXPY solve).
+    shift : ndarray (n,) or None
+        The fast path's diagonal shift, folded into ``kernel``/``gram``/``factor`` (the solvers
+        see ``K + ρ11ᵀ + diag(shift)``; ``decision_scores`` removes it).
+    formulation : Formulation
+        The bound formulation.
     n_samples : int
 
     Examples
