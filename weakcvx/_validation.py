@@ -38,8 +38,8 @@ def one_blas_thread():
     gains.
 
     The libraries are looked up once per process (``threadpoolctl.ThreadpoolController``):
-    ``threadpool_limits`` scans the loaded libraries on every call, which cost 3-7 ms, a
-    tenth of a whole S3VM fit on 270 points.
+    ``threadpool_limits`` scans the loaded libraries on every call, a tenth of a small S3VM fit
+    (docs/design.rst §3.3).
     """
     if not _blas_controller:
         from threadpoolctl import ThreadpoolController
@@ -147,8 +147,8 @@ def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1)
     copies : float
         How many such arrays are alive at once at the peak of the computation that needs it
         (a kernel fit holds the kernel, its checks and the solver's workspace: see the
-        estimators' ``_fit_kernel_copies``, measured with ``tracemalloc``). The budget bounds
-        that peak, not one array.
+        estimators' ``_fit_kernel_copies``, set from ``tracemalloc`` peaks, docs/design.rst §7).
+        The budget bounds that peak, not one array.
 
     Examples
     --------

@@ -98,8 +98,8 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
     c : ndarray (m,) or None
         The box; ``None`` with ``dual``.
     solver : str
-        Any CVXPY solver that handles SOCPs. Measured (docs/design.rst): SCS 0.7 s at n=300,
-        Clarabel 3 s; ECOS does not finish at n=1000. Use ``"CLARABEL"`` for tight accuracy on
+        Any CVXPY solver that handles SOCPs. SCS was chosen on its time at n = 300 and 1000
+        (``weakcvx bench mkl``; docs/design.rst §3.2). Use ``"CLARABEL"`` for tight accuracy on
         small problems.
     solver_options : dict, optional
         Passed to ``problem.solve`` for this call only.
@@ -184,9 +184,8 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
     step : float
         Exponent of the μ update ``μ_t ← μ_t (αᵀQ_tα)^step / Σ_s …``. ``step=0.5`` is MKLGL's
         closed form (``μ_t ∝ ‖f_t‖``); every step has the same fixed points (all weighted
-        ``αᵀQ_tα`` equal, the saddle's condition). Measured on random RBF working sets (n=60,
-        T=3–12, relative gap 1e-5): step 1 needs half the alternations of 0.5 (9–141 vs 20–283);
-        step 2 oscillates. Default 1.
+        ``αᵀQ_tα`` equal, the saddle's condition). Default 1, chosen by the alternations to a
+        relative gap of 1e-5 on random RBF working sets (docs/design.rst §3.2).
     inner_tol : float, optional
         Projected-gradient tolerance of the box-QP solver; default ``tol`` clipped to
         [1e-8, 1e-2].

@@ -19,12 +19,12 @@ __all__ = ["WeakLabelProblem", "append_constant_feature"]
 
 #: Largest number of dual variables for which :meth:`WeakLabelProblem.J` always refines a
 #: coordinate descent that stopped at ``max_epochs``, falling back on the interior-point
-#: reference (:func:`~weakcvx.svm.box_qp_cvxpy`; Clarabel takes 1.0–1.5 s at m = 1000).
+#: reference (:func:`~weakcvx.svm.box_qp_cvxpy`), chosen by the reference's cost
+#: (docs/design.rst §3.2).
 J_REFERENCE_LIMIT = 300
 #: Above ``J_REFERENCE_LIMIT`` dual variables, a stopped descent is refined only when its
-#: duality gap exceeds this fraction of ``max(1, |primal value|)``. Measured on ProportionSVM
-#: label generation (german, bags of 8, m = 1000): 67 stopped descents with relative gaps of
-#: 1e-3 (median) to 5e-3 (max); refining them all made the fit 93 s instead of 9.5 s.
+#: duality gap exceeds this fraction of ``max(1, |primal value|)``; chosen above the gaps
+#: of the descents stopped in ProportionSVM label generation (docs/design.rst §3.2).
 J_LOOSE_GAP = 1e-2
 
 
@@ -34,8 +34,8 @@ def append_constant_feature(X, value):
     entries summed).
 
     The sparse result is written in one pass into arrays of its final size: ``scipy.sparse.hstack``
-    concatenates and then copies again, two copies of ``X`` alive at once (measured: the peak of
-    a whole linear S3VM fit, 2.18 times the size of X, was that moment).
+    concatenates and then copies again, two copies of ``X`` alive at once, the peak of a whole
+    linear S3VM fit (docs/design.rst §7).
 
     Parameters
     ----------
@@ -249,7 +249,7 @@ class WeakLabelProblem:
             self._rank = rank
             # the solvers use K itself when the factor would be exact and K is small enough; the
             # factor is then built only if asked for (its eigendecomposition costs 10x a
-            # Cholesky: measured 3.9 s at n = 2000, where a whole fit takes a few seconds)
+            # Cholesky, as much as a whole fit: docs/design.rst §7)
             if rank is None and K.shape[0] <= GRAM_LIMIT:
                 if check_psd:
                     kernels.check_psd(K)
@@ -504,16 +504,11 @@ class WeakLabelProblem:
 
     def _refine(self, b, rows, signs, sol, tol, max_epochs):
         """A coordinate descent stopped by ``max_epochs`` can leave its primal value far above
-        ``J(b)`` (measured: 122.7 for J = 87.55 on 9 points of a rank-1 linear kernel, C = 10,
-        where shrinking strands the descent; it converges in 5,095 epochs without shrinking).
-        Up to ``J_REFERENCE_LIMIT`` dual variables, start again from the interior-point
-        reference's α and polish it without shrinking; above, continue without shrinking, warm
-        (measured on ProportionSVM label generation, australian, 276 rows, bags of 4, C = 10:
-        continuing first and falling back on the reference took 7.5 s a fit, of which 4.2 s in
-        continuations that mostly (19 of 24) did not converge; this order 3.6 s, of which 2.2 s in
-        the reference; without any refinement 1.2 s, with J up to 9% too high). On features or a
-        built factor R the reference models ½‖Gᵀα‖², G = diag(s) R[rows]: 0.02 s a solve instead
-        of 0.09 s there, 3.1 s a fit.
+        ``J(b)`` (shrinking can strand it). Up to ``J_REFERENCE_LIMIT`` dual variables, start
+        again from the interior-point reference's α and polish it without shrinking; above,
+        continue without shrinking, warm. The order was chosen on ProportionSVM label
+        generation (docs/design.rst §3.2). On features or a built factor R the reference models
+        ½‖Gᵀα‖², G = diag(s) R[rows].
         Returns the solution with the smallest primal value (each is an upper bound of J)."""
         if len(rows) > J_REFERENCE_LIMIT:
             more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha,

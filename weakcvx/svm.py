@@ -120,7 +120,7 @@ class BoxQPSolution:
 
 #: Attribute under which a validated canonical CSR factor keeps its squared row norms, so that the
 #: outer loops (MKL alternations, cutting-plane rounds) do not re-validate a large sparse matrix
-#: on every call (measured: 11 s of a 266 s fit on 100k x 20k rows). The library never modifies
+#: on every call (a visible share of a large fit: docs/design.rst §7). The library never modifies
 #: a factor in place; the cache also holds the sum of the stored values, checked on every call
 #: (one read-only pass), so that a matrix its owner changed in place is validated again.
 _ROW_NORMS_ATTR = "_weakcvx_row_norms_sq"
@@ -139,8 +139,8 @@ def _coordinate_seed(random_state):
 def _canonical_csr(matrix):
     """``matrix`` itself when it is a float64 CSR matrix with sorted indices and no duplicates,
     else a converted copy (other sparse formats, dtypes, or duplicate entries; never densified).
-    A large feature matrix is used in place: a copy of it is as large as the data (measured: a
-    copy per solve made 8 s of a 128 s fit on 100k x 20k rows)."""
+    A large feature matrix is used in place: a copy of it is as large as the data, and a copy
+    per solve is a visible share of a large fit (docs/design.rst §7)."""
     if matrix.format == "csr" and matrix.dtype == np.float64 and matrix.has_canonical_format:
         return matrix
     R = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
@@ -589,7 +589,7 @@ def _gram_products(gram, rows, signs, alpha):
     """``(A, K Aᵀ)`` with ``A[t] = Σ_i α_i s_ti e_{rows_ti}`` (T×n): one product gives the
     label kernels' actions ``(Q_t α)_i = s_ti (K a_t)[rows_ti]`` and ``αᵀQ_tα = a_tᵀ K a_t``."""
     A = _row_coefficients(rows, signs, alpha, gram.shape[0])
-    return A, gram @ np.ascontiguousarray(A.T)  # (n, T): measured 2x faster than A @ gram
+    return A, gram @ np.ascontiguousarray(A.T)  # (n, T): beats A @ gram (docs/design.rst §3.2)
 
 
 def _gram_margins(KA, rows, signs, mu):
@@ -634,9 +634,8 @@ def _cd_csr_shared(indptr, indices, data, row_of, signsT, same, mu, c, qd, alpha
     ``z̄ += δ (Σ_t μ_t s_ti) x_i``, with ``z`` stored transposed (``ZT[j, t]``) so that one
     non-zero meets its ``T`` weights in one contiguous run. Same coordinate order and the same
     iterates as :func:`_cd_csr` up to rounding. An epoch costs one label's on the agreeing
-    points and ``T + 1`` on the others, instead of ``T`` everywhere (measured on 100k x 20k
-    sparse rows at tol 0.1: four labels that differ from the first on 3,000 points each,
-    0.53 s against 0.33 s for one label). ``z̄`` is the last column of ``ZT``."""
+    points and ``T + 1`` on the others, instead of ``T`` everywhere (timings on 100k × 20k
+    sparse rows: docs/design.rst §7). ``z̄`` is the last column of ``ZT``."""
     m, n_labels = signsT.shape
     mu_sum = 0.0
     for t in range(n_labels):
@@ -868,7 +867,8 @@ def solve_box_qp(
         ``m ≤ GRAM_LIMIT`` dual variables, ``Q`` is formed once (``O(T m²)``) and the descent
         keeps the gradient ``Qα − 1`` up to date, so a coordinate costs ``O(m)`` when it moves
         and ``O(1)`` otherwise instead of ``O(T·r)`` each time. Same iterates in exact
-        arithmetic; measured on a 25-label working set of 306 points (rank 306), 9× faster.
+        arithmetic, several times faster on a working set of a few hundred points
+        (docs/design.rst §3.2).
     label_products : ndarray of shape (n, T), default=None
         With ``gram``: ``K Aᵀ`` at ``alpha0`` for these ``rows`` and ``signs``, i.e. the
         ``label_products`` of the solution ``alpha0`` came from (an MKL alternation that only
@@ -898,9 +898,8 @@ def solve_box_qp(
     dropped as in LIBLINEAR and re-checked before stopping.
 
     **Speed.** An epoch costs ``O(T · nnz(R[rows]))``. The number of epochs depends on the
-    problem: measured (tol=1e-6) on an RBF kernel of 1000 two-moons points, 500 epochs at
-    ``C = 1`` and 4,300 at ``C = 10``; on a rank-8 ``Q`` with m = 54, 1,500–6,000 epochs, as
-    many as LIBLINEAR needs on the same problem. Warm starts (``alpha0``) are the main saving
+    problem, from hundreds to thousands, as many as LIBLINEAR needs on the same problem
+    (docs/design.rst §3.2). Warm starts (``alpha0``) are the main saving
     in the outer loops of :mod:`weakcvx.mkl` and :mod:`weakcvx.cutting_plane`.
 
     **Stopping rule.** Only LIBLINEAR's projected-gradient criterion: stop after an epoch over
@@ -1015,15 +1014,15 @@ def box_qp_cvxpy(Q, c, solver=None, solver_options=None, factor=None):
     c : float or ndarray of shape (m,)
         Positive box upper bounds.
     solver : str, default=None
-        A CVXPY solver name. ``None`` means Clarabel, an interior-point QP solver: measured at
-        m = 1000 (RBF label kernels) it took 1.0–1.5 s (OSQP 0.9–2.1 s, SCS 0.7–1.1 s) and
-        agreed with the coordinate descent to 1e-9 relative; it is the reference of the tests.
+        A CVXPY solver name. ``None`` means Clarabel, an interior-point QP solver, chosen for
+        its accuracy at a time close to OSQP's and SCS's (docs/design.rst §3.2); it is the
+        reference of the tests.
     solver_options : dict, default=None
         Passed to ``problem.solve`` for this call only.
     factor : ndarray or sparse matrix of shape (m, d), optional
         ``G`` with ``Q = G Gᵀ`` (e.g. ``diag(s) R[rows]`` for a label kernel); then ``Q`` must be
         ``None`` and the model is ``max 1ᵀα − ½‖Gᵀα‖²``, whose quadratic term has ``d`` rather
-        than ``m²`` entries (measured: m = 276, d = 15, Clarabel 0.02 s against 0.09 s).
+        than ``m²`` entries (faster for ``d ≪ m``: docs/design.rst §3.2).
 
     Returns
     -------

@@ -26,16 +26,15 @@ from ..problem import append_constant_feature
 logger = logging.getLogger("weakcvx")
 
 #: ``max_i ‖x_i‖²`` above which the linear kernel estimators warn that the features look
-#: unscaled: ten times below the smallest scale measured to break S3VM (1.3e12, see
-#: :meth:`KernelModelMixin._problem_inputs`); standardized features give ``n_features``.
+#: unscaled; standardized features give ``n_features``. Chosen ten times below the smallest
+#: scale that broke S3VM on gap clusters (docs/user_guide.rst, "Scaling the features").
 UNSCALED_LINEAR_DIAGONAL = 1e10
 
 #: Largest rank of the factor used when the dense kernel does not fit the memory budget.
 LOW_RANK_MAX = 1000
 #: n × rank float64 arrays the default rank of the low-rank path keeps within the memory
-#: budget. Measured peak of a whole fit on the factor (``tracemalloc``, RBF, 200 MiB budget,
-#: n = 4000–5000, S3VM and MaxMarginClustering): 2.5 factors (the blocked pivoted Cholesky's
-#: transposed factor and its copy, the factor with the offset column, the solver's copies).
+#: budget: the peak of a whole fit on the factor, by ``tracemalloc``, rounded up
+#: (docs/design.rst §7).
 LOW_RANK_COPIES = 4
 
 
@@ -132,15 +131,11 @@ def rounded_labels_model(problem, result):
     the MKL mixture ``f = Σ_t μ_t Σ_i α_i b_{ti} k(x_i, ·)`` over the working set, and its
     rounding ``labels``; the estimators predict with the SVM of ``labels`` instead
     (``α`` from ``J(labels)``), so that ``predict`` on the training points, ``transduction_`` /
-    ``labels_`` and ``objective_ = J(labels)`` describe one classifier. It also generalises
-    better: measured with the defaults (test accuracy, mixture → SVM of the rounded labels),
-    S3VM at 5% labeled over 3 splits: ionosphere 0.663 → 0.735, australian 0.740 → 0.790,
-    sonar 0.538 → 0.628, housevotes 0.862 → 0.885, pima 0.726 → 0.741, heart 0.828 → 0.804,
-    moons 0.873 → 0.867 (mean of 9 sets 0.760 → 0.785); MaxMarginClustering on held-out
-    points: iris 1-vs-2 0.833 → 0.967, digits 3-vs-8 0.838 → 0.935, housevotes 0.814 → 0.879,
-    wdbc 0.868 → 0.804 (mean of 7 sets 0.821 → 0.866). The mixture spreads ``μ`` over labelings
-    that disagree, and its sign on a training point often differs from the rounding's label
-    (two moons: on 12% of the points).
+    ``labels_`` and ``objective_ = J(labels)`` describe one classifier. The mixture spreads
+    ``μ`` over labelings that disagree, and its sign on a training point often differs from the
+    rounding's label. The SVM of the rounded labels also generalises better: chosen on the
+    test accuracy of S3VM (9 sets) and MaxMarginClustering (7 sets) with their defaults; the
+    figures are in docs/methods/s3vm.rst ("The classifier").
 
     Returns
     -------
@@ -196,16 +191,14 @@ class KernelModelMixin:
 
     The memory budget bounds the peak of the whole fit, not the kernel alone: ``fit`` holds
     ``_fit_kernel_copies`` dense n × n arrays at its peak (the kernel, its symmetry and PSD
-    checks, the solver's workspace), measured with ``tracemalloc`` per estimator. Above the
+    checks, the solver's workspace), set per estimator from ``tracemalloc`` peaks
+    (docs/design.rst §7). Above the
     budget the estimators that can use a low-rank factor do (:meth:`_problem_inputs`); the
     others stop with :class:`~weakcvx.MemoryBudgetError` (:meth:`_dense_problem_inputs`).
     """
 
-    #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path.
-    #: Measured (``tracemalloc``, RBF, n = 1500–4000): S3VM and MaxMarginClustering 2.2–3.2
-    #: (the kernel, the PSD check's shifted copy, the box-QP solver's float32 copy and label
-    #: kernel; 4.0 before the kernel was built and checked in place); MaxMarginClustering at
-    #: n = 5200, above ``weakcvx.svm.GRAM_LIMIT`` (kernel and its factor): 3.0 (5.0 before).
+    #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path: the
+    #: ``tracemalloc`` peak of S3VM and MaxMarginClustering, rounded up (docs/design.rst §7).
     _fit_kernel_copies = 4
     #: Whether :meth:`_problem_inputs` warns on unscaled features with the linear kernel
     #: (estimators with a check of their own turn it off).
@@ -274,7 +267,7 @@ class KernelModelMixin:
             diagonal = np.ones(n)
         else:
             diagonal = (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
-        # kernel columns by blocks (BLAS-3): Musk2, rank 1000, 6x faster than column by column
+        # kernel columns by blocks (BLAS-3), faster than column by column (docs/design.rst §7)
         R = kernels.pivoted_cholesky_blocked(diagonal, lambda idx: self._kernel(X, X[idx]), rank)
         return np.hstack([R, np.full((n, 1), s)]) if s > 0 else R
 
