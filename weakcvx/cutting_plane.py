@@ -35,14 +35,12 @@ from .rounding import POLISH_TOL, round_scores, supervised_scores
 
 __all__ = ["label_generation", "RoundPolicy", "is_large", "round_relaxation"]
 
-#: Above this many points the driver uses the large-problem defaults (see ``label_generation``).
-#: A round then costs T passes over an n×n label kernel per alternation; measured at n = 2000
-#: (RBF, 2 cores): two moons 52.8 s → 3.2 s CPU (33 → 9 rounds, transductive accuracy
-#: 0.782 → 0.778), chess 22.5 s → 3.0 s (16 → 7 rounds, test accuracy 0.910 → 0.905).
+#: Above this many points the driver uses the large-problem defaults (see ``label_generation``):
+#: a round then costs T passes over an n×n label kernel per alternation. Chosen on the time and
+#: accuracy of two moons and chess at n = 2000 (docs/design.rst §3.3).
 LARGE_N = 1000
 #: The same for the linear kernel on features, whose rounds cost ``T`` passes over the sparse
-#: rows (measured on 5,000 sparse rows: the small-problem defaults took 577 s, the large ones
-#: 34 s for the same labels).
+#: rows; chosen on the time of 5,000 sparse rows (docs/design.rst §3.3).
 LARGE_LINEAR_N = 5000
 
 logger = logging.getLogger("weakcvx")
@@ -120,7 +118,7 @@ def _violated_by_sorting(problem, alpha, working_set, quadratics, scores, n_star
     Returns the distinct end points and their values ``αᵀQ_bα``, the most violated first (the
     earlier start first among ties: labels that differ only where α = 0 have the same value up
     to the rounding of the block product, and the earlier starts follow the working set;
-    measured on gap clusters, breaking such ties by rounding turned 4/5 recoveries into 2/5).
+    chosen on gap clusters, docs/design.rst §3.3).
     """
     labelset = problem.labelset
     if hasattr(labelset, "most_violated"):
@@ -156,7 +154,7 @@ def _ascend_block(problem, alpha, starts, max_steps=10):
     tie-break of ``1e-6 · c_i · tiebreak_i`` makes them follow the start's scores. Each step is
     one product ``K [α∘b_1, …, α∘b_k]`` over the unfinished starts, which gives both
     ``αᵀQ_{b_j}α = (α∘b_j)ᵀK(α∘b_j)`` and the linearisations (one pass over ``K`` for all starts
-    instead of two per start and step: measured 4.6 s of a 47 s fit at n = 2000).
+    instead of two per start and step, which had cost a tenth of a fit: docs/design.rst §3.3).
 
     Returns the final labels and their values ``αᵀQ_bα``, in the order of ``starts``."""
     labelset = problem.labelset
@@ -269,9 +267,8 @@ def _blas_threads(problem):
     """One BLAS thread for a small problem (at most ``LARGE_N`` kernel points), the library's
     default above. A small solve is thousands of small products, where a second BLAS thread
     costs more in synchronisation than it gains, and much more when another process holds the
-    other core. Measured (S3VM defaults, 2 cores, one other busy process): haberman (306
-    points) 1.3 s with one thread against 2.5 s with two, pima (576) 2.2 against 4.0 s; at
-    2,000 points (two moons) 2.0 against 2.3 s; quiet, 2,000 points: 1.7 s wall with two."""
+    other core. Chosen on S3VM fits of 300 to 2,000 points, with and without another busy
+    process (docs/design.rst §3.3)."""
     from contextlib import nullcontext
 
     if problem.n_samples > LARGE_N:
@@ -361,8 +358,8 @@ class RoundPolicy:
         large = is_large(problem)
         fields = {}
         if large:
-            # the inner SVMs at 1e-2 in every master, the final one too (docs/design.rst §3.3: on
-            # 5,000 sparse rows 1e-4 made the fit 17x slower for the same labels)
+            # the inner SVMs at 1e-2 in every master, the final one too: tighter was much
+            # slower for the same labels (docs/design.rst §3.3)
             fields.update(n_starts=1, eigen_starts=False, cuts=1, prune=0.01, polish_iter=5,
                           eigen_candidates=False, final_alternations=6, inner_tol=1e-2,
                           polish_start_exactly=False)
@@ -398,7 +395,7 @@ class RoundPolicy:
         """WellSVM Algorithm 1 as published (Li et al. 2013, §4.1): one violated label a round,
         every master solved to a saddle gap of 1e-4 (up to 20 alternations a round), the
         relative-decrease test at 1e-3; the reference :func:`label_generation`'s defaults are
-        measured against (``weakcvx bench peers``)."""
+        compared with (``weakcvx bench peers``)."""
         return cls(tol=1e-3, max_alternations=20, master_tol=1e-4, inner_tol=None,
                    final_alternations=200, final_tol=1e-4, cuts=1)
 
@@ -615,7 +612,7 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         # The paper's second test ("the decrease of the objective is below a threshold") alone
         # stops too early: a freshly added label may not lower the master value at once while
         # the violation is still large. Stop only after `patience` stalled rounds in a row,
-        # measured against the best value so far (with pruning the value can rise for a round).
+        # judged against the best value so far (with pruning the value can rise for a round).
         stalled = stalled + 1 if best_value - value < policy.tol * max(1.0, abs(best_value)) \
             else 0
         # with the exact oracle the bound is only the hull value once no label is violated
