@@ -45,15 +45,14 @@ logger = logging.getLogger("weakcvx")
 #: (generic constraints from its count description, a ``Custom`` set's hook, or the elliptope).
 SUPPORTED_LABELSETS = (SemiSupervised, Clustering, Proportions)
 
-#: Largest ``n_samples`` accepted by default. Measured by ``weakcvx bench sdp`` (SCS at eps 1e-3,
-#: reduced Schur model, shared 2-core machine): n = 200 takes 12 s (two moons SSL) and 16 s
-#: (clustering), 20–30 s under load; Clarabel and CVXOPT pass 120 s already at n = 100.
+#: Largest ``n_samples`` accepted by default; chosen by ``weakcvx bench sdp`` as the size SCS
+#: solves in seconds (docs/design.rst §3.4).
 DEFAULT_MAX_N = 200
 
 #: Per-solver defaults, overridden key by key by ``solver_options`` (see :func:`solve_sdp`).
-#: SCS: eps 1e-3 (1e-4 costs 3–9× the iterations for a certified value ~1% higher at n ≥ 100);
-#: CVXOPT: its default Cholesky KKT solver stops with "singular KKT matrix" at the optimum
-#: (two moons n = 50, gap 6e-6) and CVXPY then returns no solution; the LDL one finishes.
+#: SCS: eps 1e-3, chosen by iterations against the certified value; CVXOPT: the robust (LDL)
+#: KKT solver, since the default Cholesky one stops with "singular KKT matrix" at the optimum
+#: and CVXPY then returns no solution (docs/design.rst §3.4).
 DEFAULT_SOLVER_OPTIONS = {
     "SCS": {"eps_abs": 1e-3, "eps_rel": 1e-3, "max_iters": 5000},
     "CVXOPT": {"kktsolver": "robust"},
@@ -487,16 +486,15 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
     ``[[K∘M, 1+λ−ν], [(1+λ−ν)ᵀ, 2t]] ⪰ 0``, which also covers a singular ``K∘M`` (linear
     kernel: ``1+λ−ν`` must then lie in its range and ``Q⁻¹`` is the pseudo-inverse);
     ``"matrix_frac"`` minimises ``½ cp.matrix_frac(1+λ−ν, K∘M) + cᵀν`` (CVXPY builds its own
-    Schur LMI). They agree; SCS needs 4–8× more iterations on ``"matrix_frac"`` at n ≥ 100
-    (two moons n = 200: 575 vs 4725 iterations), hence the default.
+    Schur LMI). They agree; SCS needs several times more iterations on ``"matrix_frac"``,
+    hence the default (docs/design.rst §3.4).
 
     **The face.** The constraints of SemiSupervised (``M_LL = ŷ_L ŷ_Lᵀ``, ``M_LU 1 = s ŷ_L``,
     ``1ᵀM_UU 1 = s²``, ``s = 2n₊ − u``) admit no positive definite ``M``: every feasible ``M``
     has the null vectors ``ŷ_i e_i − ŷ_j e_j`` (``i, j ∈ L``) and ``[−(s/|L|) ŷ_L; 1_U]``; so do
     Clustering with ``β' = 0`` (``M1 = 0``) and Proportions with fixed counts. Without a Slater
-    point the dual optimum is not attained and solvers struggle (measured, n = 40 two moons:
-    Clarabel ``optimal_inaccurate``, SCS 1.2% off at eps 1e-3 and 2× the iterations at 1e-5;
-    the full model is also only accurate to about the square root of the solver tolerance).
+    point the dual optimum is not attained and solvers struggle (inaccurate statuses and
+    values already at n = 40: docs/design.rst §3.4).
     ``reduce=True`` solves the same problem on the face:
 
     1. *lift* (De Bie & Cristianini 2006): ``y_L = τ ŷ_L``, so ``M = D M̃[π][:, π] D`` over
@@ -518,11 +516,10 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
     ``LB = 1ᵀα − ½(Σy − f_μ + dim · λ_max(S))`` is below the SDP optimum whatever the solver's
     accuracy (weak duality; eigenvalues with a rounding margin). The start is the solver's dual
     point (or ``α`` = the SVM solution for ``K ∘ M̂``), then ``polish`` evaluations of L-BFGS-B
-    on a smoothed ``λ_max`` raise it. Measured with SCS at eps 1e-3 on two moons (C = 10):
-    SSL n = 100, 0.04% below the optimum (2.1% without polish); clustering n = 100, 1.1% below
-    (5.1% without); SSL n = 200, 0.15% below the eps 1e-4 objective (7% without); the polish
-    takes 3–4 s at n = 200 (SCS 9–12 s). So ``certified`` is True for every returned solution,
-    ``optimal_inaccurate`` included (with a warning).
+    on a smoothed ``λ_max`` raise it (what the polish gains and costs on two moons:
+    docs/design.rst §3.4). So
+    ``certified`` is True for every returned solution, ``optimal_inaccurate`` included (with a
+    warning).
 
     **Rounding.** ``labelset.argmax`` of the leading eigenvector of ``M`` (its sign fixed by
     the labeled points for SemiSupervised; both signs tried, lower ``J`` kept, otherwise).
