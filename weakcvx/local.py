@@ -317,11 +317,9 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     The SVM is libsvm's SMO (:mod:`weakcvx._smo`, numba) warm-started from the previous
     solution, since consecutive solves differ by a ×1.5 step of ``C*`` or by a few labels,
     and solved to ``max(svm_tol, 1e-2)`` while ``C* < C`` (the labels, not the exact
-    ``α``, are what an annealing step passes on; ``svm_tol`` at ``C* = C``). Measured with
-    bags of 8, linear kernel, 10 restarts, CPU seconds on the shared 2-core machine, against
-    cold libsvm solves through scikit-learn: heart 2.9 → 0.3 s, australian 9.9 → 1.9 s,
-    german 17.7 → 5.8 s (same or lower objectives). The SMO releases the GIL, so the restarts
-    run in joblib threads
+    ``α``, are what an annealing step passes on; ``svm_tol`` at ``C* = C``); chosen against
+    cold libsvm solves on heart, australian and german (docs/methods/llp.rst, "Measurements
+    behind the defaults"). The SMO releases the GIL, so the restarts run in joblib threads
     (``prefer="threads"``, no process start-up nor copy of ``K``; a joblib backend set by
     the caller, e.g. Dask, still applies). Their seeds are drawn from ``random_state`` before
     dispatch, so the result does not depend on ``n_jobs``.
@@ -375,9 +373,8 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     K = np.ascontiguousarray(K, dtype=np.float64)
     bag_index = np.asarray(bag_index, dtype=np.intp)
     proportions = np.asarray(proportions, dtype=np.float64)
-    # single-threaded BLAS: a multi-threaded n×n matrix-vector product was measured 100× slower
-    # on the loaded 2-core machine (20 ms vs 0.2 ms at n = 690), and restarts are the parallel
-    # unit
+    # single-threaded BLAS: restarts are the parallel unit, and a multi-threaded n×n
+    # matrix-vector product is far slower on a loaded machine (docs/methods/llp.rst)
     with threadpool_limits(limits=1, user_api="blas"):
         runs = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_alter_proportion_run)(K, bag_index, proportions, C, C_p, eps, int(seed),
@@ -398,8 +395,8 @@ def bag_mean_keys(labelset, X):
     """Start of MI-SVM: in each positive bag, the instance nearest the bag's mean.
 
     Andrews et al. (2003) start MI-SVM from the bag centroids; the nearest instance is the
-    element of :class:`~weakcvx.labelsets.KeyInstances` closest to that start (docs/design.rst §3.1:
-    measured on Musk1 as the better start than a random key).
+    element of :class:`~weakcvx.labelsets.KeyInstances` closest to that start (chosen on Musk1
+    over a random key: docs/design.rst §3.1).
 
     Parameters
     ----------

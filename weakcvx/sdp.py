@@ -46,7 +46,7 @@ logger = logging.getLogger("weakcvx")
 SUPPORTED_LABELSETS = (SemiSupervised, Clustering, Proportions)
 
 #: Largest ``n_samples`` accepted by default; chosen by ``weakcvx bench sdp`` as the size SCS
-#: solves in seconds (docs/design.rst §3.4).
+#: solves within half a minute (docs/design.rst §3.4).
 DEFAULT_MAX_N = 200
 
 #: Per-solver defaults, overridden key by key by ``solver_options`` (see :func:`solve_sdp`).
