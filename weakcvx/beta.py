@@ -81,11 +81,9 @@ P2_SOLVER = "SCIPY"
 P2_SOLVER_OPTIONS = {"SCIPY": {"scipy_options": {"method": "highs-ds"}}}
 
 #: Iteration limit of LIBSVM in :func:`beta_svm_libsvm`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m
-#: active multipliers. Measured on breast_cancer (n = 569, m ≈ 920 active multipliers, k-NN β of
-#: 20% noisy labels): standardized features need 5e3 SMO iterations with the RBF kernel, 4e4
-#: (C = 1), 8e5 (C = 10) and more than 1e7 (C = 100; 2.3 s) with the linear kernel; raw features
-#: with the linear kernel (kernel diagonal up to 2.5e7) about 1.7e7 (72 s). Past the limit
-#: :func:`beta_iterate` falls back to CVXOPT (17 s on the raw case, 1.7 s standardized).
+#: active multipliers. Past the limit :func:`beta_iterate` falls back to CVXOPT. Chosen on the
+#: SMO iterations of breast_cancer, standardized and raw (docs/methods/beta.rst, "Measurements
+#: behind the defaults").
 LIBSVM_MAX_ITER = 10_000_000
 
 
@@ -520,21 +518,18 @@ def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=Non
     With ``positive_fraction = r`` the step may not move the class balance of the free rows
     away from r: ``Σ_i β_i⁺`` must lie between ``r·m`` and ``#{i: ŷ_i = +1}`` (m free rows).
     The bound is always feasible (β one-hot on ŷ meets the equality and sits on the second
-    end), and it stops the drift measured without it: on standardized breast_cancer with one
-    labeled point per class, the paper's P2 moves β⁺ of the unlabeled points a few rows per
-    step towards one class until 2 of 4 seeds predict 99–100% positives (accuracy 0.63).
+    end), and it stops a drift of the paper's P2 towards one class, a few rows per step
+    (seen on standardized breast_cancer with one labeled point per class:
+    docs/methods/beta.rst).
 
-    Solver: SciPy's HiGHS dual simplex through CVXPY by default, chosen by measurement (one
-    compiled parametrised problem re-solved, m free rows, median of 7 solves on this 2-core
-    machine, as in :func:`weakcvx.bench.beta.measure_p2_solvers`): m = 200:
-    ECOS 1.9 ms, highspy 3.1 ms, SciPy-HiGHS 4.0 ms; m = 1000: ECOS 6.5 ms, SciPy-HiGHS
-    12.5 ms, highspy 16.9 ms. The interior-point solvers stop inside the face of optimal
-    solutions (up to 8 fractional rows at m = 1000, objective ~1e−9 relative above), the
-    simplex on a vertex (one fractional row, as an LP with one coupling equality must have;
-    highspy and SciPy-HiGHS return the same vertex). A β row left at ½ ± 1e−7 would make ŷ a
-    coin toss at the next step, so exactness wins over a few ms per step; SciPy's build is
-    preferred to highspy (``solver="HIGHS"``) because highspy prints a banner to stdout on the
-    first solve of each process. Pass ``solver="ECOS"`` for speed.
+    Solver: SciPy's HiGHS dual simplex through CVXPY by default, chosen by
+    :func:`weakcvx.bench.beta.measure_p2_solvers` (timings in docs/methods/beta.rst). The
+    interior-point solvers stop inside the face of optimal solutions, the simplex on a vertex
+    (one fractional row, as an LP with one coupling equality must have). A β row left at
+    ½ ± 1e−7 would make ŷ a coin toss at the next step, so exactness wins over a few ms per
+    step; SciPy's build is preferred to highspy (``solver="HIGHS"``, the same vertex) because
+    highspy prints a banner to stdout on the first solve of each process. Pass
+    ``solver="ECOS"`` for speed.
 
     Parameters
     ----------
@@ -628,8 +623,8 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
     ε = 1e−5 + 1e−3‖h‖, with ``‖h‖² = θᵀθ + b²`` in the RKHS), or β stops changing, or after
     ``max_iter`` P2 steps. The returned hypothesis was trained on the returned β.
 
-    The paper gives no convergence guarantee and the alternation can cycle (measured: a 2-cycle
-    on 3 of 20 k-NN noisy-label fits of standardized UCI-like data). When hᵗ is within ε of
+    The paper gives no convergence guarantee and the alternation can cycle (2-cycles were seen
+    on k-NN noisy-label fits: docs/methods/beta.rst). When hᵗ is within ε of
     h^{t−p} for some 2 ≤ p ≤ :data:`CYCLE_MEMORY` the iteration stops with status ``"cycle"``
     and returns the iterate of the cycle with the lowest P1 objective; it warns
     (``ConvergenceWarning``) whenever it stops without meeting ε, naming the final change and

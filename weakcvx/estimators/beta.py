@@ -90,9 +90,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
     C : float, default=10.0
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
-        grid search). Measured on standardized features, 10% labeled, 4 folds, RBF kernel, mean
-        test accuracy over ionosphere, sonar, liver, heart, australian, pima: C = 1: 0.702,
-        C = 10: 0.727, C = 100: 0.706 (``gamma="scale"`` instead: 0.702, 0.727, 0.701).
+        grid search). Chosen among 1, 10, 100 on six UCI sets, 10% labeled
+        (docs/methods/beta.rst, "Measurements behind the defaults").
     C_unlabeled : float or None, default=None
         Cost of unlabeled points under ``"ssl"``; ``None`` means the paper's
         ``c₂ = C · n_labeled / n``.
@@ -108,22 +107,21 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Relative part of the stopping threshold ε = 1e−5 + tol·‖h‖.
     solver : {"libsvm", "cvxopt"}, default="libsvm"
         P1 solver: the weighted-SVC fast path or the CVXOPT reference QP; they agree to ~1e−5
-        in decision values (tests/test_beta.py) and LIBSVM is 5–12× faster at n = 120.
+        in decision values (tests/test_beta.py), and LIBSVM is the faster
+        (docs/methods/beta.rst).
         Fallback: when LIBSVM stops at its iteration limit
         (:data:`weakcvx.beta.LIBSVM_MAX_ITER`) that P1 step and the later ones are solved with
         CVXOPT, with a ``ConvergenceWarning`` saying so. LIBSVM is slow on badly scaled
-        features with the linear kernel (raw breast_cancer: ~70 s per P1 step instead of
-        0.2 s standardized): standardize the features first; a ``UserWarning`` says so when
+        features with the linear kernel (docs/methods/beta.rst): standardize the features
+        first; a ``UserWarning`` says so when
         ``C · median(diag K)`` exceeds 1e6.
     positive_fraction : "auto", float in [0, 1] or None, default="auto"
         Class balance that P2 may not move away from: P2 keeps the number of positives among
         the free rows between ``positive_fraction · m`` and its current value (see
         :func:`weakcvx.beta.p2_step`). ``"auto"`` uses the labeled class ratio under
         ``"ssl"`` and the mean initial ``β⁺`` of the free rows otherwise; ``None`` is the
-        paper's P2. Measured on standardized breast_cancer, init="ssl", 4 seeds: with 1
-        labeled point per class the paper's P2 drifts to one class on 2 of 4 seeds (mean
-        accuracy 0.750), ``"auto"`` gives 0.848; with 2, 3, 5 labeled points per class
-        both give the same accuracy to within 0.006.
+        paper's P2. ``"auto"`` was chosen on standardized breast_cancer with 1–5 labeled
+        points per class (docs/methods/beta.rst).
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
@@ -180,8 +178,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     ((351, 2), True)
     """
 
-    #: Measured peak of ``fit`` (``tracemalloc``, RBF, n = 1500): 5.7 n × n arrays, since the
-    #: LIBSVM path trains on the duplicated (2n × 2n) kernel (see KernelModelMixin).
+    #: Peak of ``fit`` in n × n arrays, rounded up: the LIBSVM path trains on the duplicated
+    #: (2n × 2n) kernel (see KernelModelMixin; docs/design.rst §7).
     _fit_kernel_copies = 6
     #: BetaSVM warns on unscaled features itself (``UNSCALED_KERNEL_SCALE``).
     _warn_unscaled_linear = False
