@@ -844,7 +844,7 @@ def make_label_noise(y, rate, kind="symmetric", random_state=None):
     """Corrupt labels at a given rate, symmetrically or asymmetrically.
 
     In every class ``c`` exactly ``round(rate * n_c)`` points, chosen at random, get a wrong
-    label (so the measured rate per class is ``rate`` up to rounding):
+    label (so the realised rate per class is ``rate`` up to rounding):
 
     - ``"symmetric"``: the new label is drawn uniformly among the other classes (for two
       classes, the label is flipped);

@@ -217,7 +217,7 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
                                  f"Got shape {X.shape}.")
             self._gamma = None
             return kernels.check_kernel_matrix(X, name="X", psd=True)
-        # the whole fit holds ~3.7 n × n arrays (measured, tracemalloc, RBF, n = 1500)
+        # the whole fit's tracemalloc peak is within _fit_kernel_copies (docs/design.rst §7)
         check_dense_size(X.shape[0], X.shape[0], "training kernel of BranchAndBoundS3VM",
                          copies=self._fit_kernel_copies)
         # module-level functions through partial (not kernel_function's lambdas): picklable

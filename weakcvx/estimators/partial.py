@@ -146,10 +146,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         The paper uses ``(xᵀz + 1)^d`` with ``d`` in 1..5 (``kernel="poly"``, ``gamma=1``).
     lam : float, default=1e-2
         Regularisation λ > 0, on the standardized features when ``standardize=True`` (as a
-        ``C`` that works on standardized features). Measured on digits (100 fully labeled + 800
-        points with candidate sets of size 2, 3 draws, ``weakcvx bench pl``'s protocol): test
-        accuracy 95.0% at λ = 1e-3, 96.5% at 1e-2, 95.8% at 1e-1 (docs/design.rst §3.8: λ below 1e-4
-        with few epochs fails unless the iterates are averaged).
+        ``C`` that works on standardized features). Chosen on digits with candidate sets of
+        size 2, ``weakcvx bench pl``'s protocol (docs/methods/partial.rst, "Measurements behind
+        the defaults").
     standardize : bool, default=True
         Center and scale every feature to unit variance inside ``fit`` (sparse input stays
         sparse: PL-Pegasos centers it implicitly; ``intercept_scaling=0``: scale only, so that
@@ -172,10 +171,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default=20
         Epochs of PL-Pegasos (at least; see ``min_steps``), or maximum CCCP rounds.
     batch_size : int, default=64
-        Points per PL-Pegasos step. Measured on 300 digits, λ = 1e-2, 20 epochs: batches of
-        64 reach an objective 16% above batches of 1 (0.108 vs 0.093) in 1/13 of the time, and
-        the same test accuracy; after 100 epochs the three sizes 1, 16, 64 agree within 4%.
-        ``batch_size ≥ n_samples`` is the paper's full-batch Algorithm 1.
+        Points per PL-Pegasos step, chosen on digits for the same test accuracy as single
+        points in a fraction of the time (docs/methods/partial.rst). ``batch_size ≥
+        n_samples`` is the paper's full-batch Algorithm 1.
     min_steps : int, default=1000
         Floor on the number of PL-Pegasos steps: when ``max_iter`` epochs hold fewer steps
         (``ceil(n / batch_size)`` per epoch), more epochs are run. PL-Pegasos converges in the
@@ -265,8 +263,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     True
     """
 
-    #: Measured peak of ``fit`` (``tracemalloc``, RBF, n = 1500): 2.0 n × n arrays (see
-    #: KernelModelMixin).
+    #: Peak of ``fit`` in n × n arrays, by ``tracemalloc``, rounded up (see KernelModelMixin;
+    #: docs/design.rst §7).
     _fit_kernel_copies = 3
 
     _parameter_constraints = {
@@ -469,7 +467,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             of Python sets
             Class labels: the usual accuracy. A candidate matrix (columns in the order of
             ``classes_``) or a list of sets of labels: the fraction of points whose predicted
-            class is one of their candidates — what can be measured on partially labeled
+            class is one of their candidates — what can be computed on partially labeled
             validation data, so ``GridSearchCV`` and ``cross_val_score`` work on candidate
             matrices. It equals the accuracy when every set is a singleton, and is never
             below it.
