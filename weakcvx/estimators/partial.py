@@ -226,13 +226,11 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     problem of the labels ``y⁺`` against the classes outside ``Y_i``; the objective never
     increases. A candidate set holding every class carries no information (loss 0).
 
-    PL-Pegasos converges in objective as O(1/(λT)) (T steps): on 100 digits with singleton
-    sets and λ = 0.1 the full-batch gap to the optimum is ~1% after 1000 steps and ~0.3% after
-    3000. The default budget stops far earlier on large data (at λ = 1e-2 on 300 digits, 20
-    epochs: objective 0.108 against the optimum 0.024) although test accuracy has reached its
-    plateau; raise ``max_iter`` when the objective itself matters, or use ``solver="cccp"`` on
-    small data. A ``ConvergenceWarning`` says when the returned objective is above that of
-    the zero model (``P(0) = 1`` when every candidate set is a proper subset of the classes).
+    PL-Pegasos converges in objective as O(1/(λT)) (T steps). The default budget stops far
+    from the optimal objective on large data although test accuracy has reached its plateau
+    (figures in docs/methods/partial.rst); raise ``max_iter`` when the objective itself
+    matters, or use ``solver="cccp"`` on small data. A ``ConvergenceWarning`` says when the
+    returned objective is above that of the zero model (``P(0) = 1`` when every candidate set is a proper subset of the classes).
 
     With two classes ``decision_function`` returns ``s_1 − s_0`` (shape ``(n_samples,)``,
     positive for ``classes_[1]``), the scikit-learn convention.
