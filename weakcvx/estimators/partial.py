@@ -230,7 +230,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     from the optimal objective on large data although test accuracy has reached its plateau
     (figures in docs/methods/partial.rst); raise ``max_iter`` when the objective itself
     matters, or use ``solver="cccp"`` on small data. A ``ConvergenceWarning`` says when the
-    returned objective is above that of the zero model (``P(0) = 1`` when every candidate set is a proper subset of the classes).
+    returned objective is above that of the zero model (``P(0) = 1`` when every candidate set
+    is a proper subset of the classes).
 
     With two classes ``decision_function`` returns ``s_1 − s_0`` (shape ``(n_samples,)``,
     positive for ``classes_[1]``), the scikit-learn convention.
