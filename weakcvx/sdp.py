@@ -517,9 +517,8 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
     accuracy (weak duality; eigenvalues with a rounding margin). The start is the solver's dual
     point (or ``α`` = the SVM solution for ``K ∘ M̂``), then ``polish`` evaluations of L-BFGS-B
     on a smoothed ``λ_max`` raise it (what the polish gains and costs on two moons:
-    docs/design.rst §3.4). So
-    ``certified`` is True for every returned solution, ``optimal_inaccurate`` included (with a
-    warning).
+    docs/design.rst §3.4). So ``certified`` is True for every returned solution,
+    ``optimal_inaccurate`` included (with a warning).
 
     **Rounding.** ``labelset.argmax`` of the leading eigenvector of ``M`` (its sign fixed by
     the labeled points for SemiSupervised; both signs tried, lower ``J`` kept, otherwise).
