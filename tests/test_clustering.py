@@ -108,3 +108,21 @@ def test_same_random_state_same_clustering(relaxation):
     b = wc.MaxMarginClustering(relaxation=relaxation, n_init=5, random_state=7).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.objective_ == b.objective_
+
+
+def test_small_c_turns_j_into_the_kernel_kmeans_criterion():
+    """The C docstring's limit: once ``C ≤ 1 / max_i Σ_j |K_ij|`` every α_i is C and
+    ``J(y) = Cn − ½C² yᵀKy`` for every labeling, so the labelings rank by ``yᵀKy`` (kernel
+    k-means-like); at C = 1 they do not rank that way (the margin counts)."""
+    X, _ = wc.datasets.make_elongated_clusters(60, random_state=0)
+    K = wc.kernels.rbf(X, gamma=wc.kernels.resolve_gamma(X))
+    n = X.shape[0]
+    rng = np.random.RandomState(0)
+    labelings = [Clustering(n, 0.3 * n).initial(random_state=rng) for _ in range(8)]
+    C = 0.9 / np.abs(K).sum(axis=1).max()
+    problem = wc.WeakLabelProblem(K, Clustering(n, 0.3 * n), costs=C)
+    for y in labelings:
+        assert problem.J(y)[0] == pytest.approx(C * n - 0.5 * C**2 * y @ K @ y, rel=1e-6)
+    big = wc.WeakLabelProblem(K, Clustering(n, 0.3 * n), costs=1.0)
+    gaps = [big.J(y)[0] - (n - 0.5 * y @ K @ y) for y in labelings]
+    assert max(gaps) > 1e-3  # at C = 1 the box binds less: J is above the all-at-C value
