@@ -258,3 +258,24 @@ def test_bad_formulation_arguments_are_refused():
         Hinge(offset=-1.0)
     with pytest.raises(ValueError, match="not bound to a label set"):
         Hinge().box()
+
+
+def test_squared_hinge_primal_bound_of_the_box_qp_is_valid_and_tight():
+    # the box QP of K + diag(1/2c) under the never-binding box: with `shift` its primal value is
+    # the squared-hinge primal (an upper bound of the optimum, tight near it); the hinge primal
+    # with the large box alone is loose at a loose tolerance
+    from weakcvx.svm import solve_box_qp
+
+    X, y, y_known = tiny_data(10, n=40)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5),
+                                  wc.labelsets.SemiSupervised(y_known),
+                                  formulation=SquaredHinge(C=1.0))
+    optimum, _ = problem.J_cvxpy(y)
+    rows = np.arange(40)
+    for tol in (1e-2, 1e-6):
+        with_shift = solve_box_qp(None, rows, y, problem.costs, tol=tol, gram=problem.gram,
+                                  shift=problem.shift)
+        without = solve_box_qp(None, rows, y, problem.costs, tol=tol, gram=problem.gram)
+        assert with_shift.dual_value <= optimum + 1e-6 <= with_shift.primal_value + 2e-6
+        assert with_shift.primal_value <= without.primal_value + 1e-12
+    assert with_shift.primal_value == pytest.approx(optimum, rel=1e-5)

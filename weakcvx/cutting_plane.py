@@ -440,7 +440,8 @@ def _master(problem, working_set, alpha, mu, master, policy, random_state, final
                         inner_tol=policy.inner_tol,
                         solver="CLARABEL" if problem.n_samples <= 300 else "SCS",
                         random_state=random_state, gram=getattr(problem, "gram", None),
-                        dual=None if problem.fast else problem.formulation.dual)
+                        dual=None if problem.fast else problem.formulation.dual,
+                        shift=problem.shift)
 
 
 def _violated(problem, sol, working_set, scores, policy, elements):

@@ -162,7 +162,7 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
 
 
 def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_alternations=200,
-                 inner_tol=None, step=1.0, random_state=0, gram=None):
+                 inner_tol=None, step=1.0, random_state=0, gram=None, shift=None):
     r"""Master problem by MKLGL alternation (WellSVM §4.1.2; Xu et al. 2010), the fast path.
 
     Alternate (i) μ fixed: the box QP with ``Q_μ = Σ_t μ_t Q_t`` (:func:`weakcvx.svm.solve_box_qp`,
@@ -191,6 +191,9 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
         [1e-8, 1e-2].
     gram : ndarray (n, n), optional
         ``K = R Rᵀ``, passed to the box-QP solver (explicit label kernel for small problems).
+    shift : ndarray (m,), optional
+        The squared hinge's diagonal folded into the kernel (:func:`weakcvx.svm.solve_box_qp`):
+        a tighter upper value.
 
     Returns
     -------
@@ -231,7 +234,7 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(factor, rows, signs, c, mu=mu, alpha0=alpha, tol=inner_tol,
                                random_state=random_state, gram=gram,
-                               label_products=products)
+                               label_products=products, shift=shift)
         products = sol.label_products
         alpha = sol.alpha
         q = sol.quadratics
@@ -260,13 +263,13 @@ def master_mklgl(factor, rows, signs, c, alpha0=None, mu0=None, tol=1e-4, max_al
 
 def solve_master(factor, rows, signs, c, master="mklgl", alpha0=None, mu0=None, tol=1e-4,
                  max_alternations=200, inner_tol=None, solver="SCS", solver_options=None,
-                 random_state=0, gram=None, dual=None):
+                 random_state=0, gram=None, dual=None, shift=None):
     """Dispatch to :func:`master_mklgl` (``master="mklgl"``) or :func:`master_cvxpy` (with
     ``dual``, a formulation's ``f`` and ``A``: CVXPY only)."""
     if master == "mklgl":
         return master_mklgl(factor, rows, signs, c, alpha0=alpha0, mu0=mu0, tol=tol,
                             max_alternations=max_alternations, inner_tol=inner_tol,
-                            random_state=random_state, gram=gram)
+                            random_state=random_state, gram=gram, shift=shift)
     if master == "cvxpy":
         return master_cvxpy(factor, rows, signs, c, solver=solver, solver_options=solver_options,
                             dual=dual)

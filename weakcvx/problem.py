@@ -411,7 +411,7 @@ class WeakLabelProblem:
             # at max_epochs the primal value is still a valid upper bound of J(b)
             warnings.simplefilter("ignore", ConvergenceWarning)
             sol = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha0, tol=tol,
-                               max_epochs=max_epochs, gram=self.gram)
+                               max_epochs=max_epochs, gram=self.gram, shift=self.shift)
             if not sol.converged and (
                     len(rows) <= J_REFERENCE_LIMIT
                     or sol.gap > J_LOOSE_GAP * max(1.0, abs(sol.primal_value))):
@@ -419,7 +419,8 @@ class WeakLabelProblem:
         return float(sol.primal_value), sol.alpha
 
     def label_factor(self, b):
-        """``G_b`` with ``Q_b = G_b G_bᵀ`` (without the fast path's diagonal shift), dense (m, r) or sparse: ``diag(s) R[rows]``
+        """``G_b`` with ``Q_b = G_b G_bᵀ`` (without the fast path's diagonal shift), dense
+        (m, r) or sparse: ``diag(s) R[rows]``
         (CVXPY models; the dense factor of ``gram`` is built on first use)."""
         rows, signs = self.support(b)
         R = self.factor if self.shift is None else self._unshifted_factor()
@@ -513,7 +514,7 @@ class WeakLabelProblem:
         if len(rows) > J_REFERENCE_LIMIT:
             more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha,
                                 tol=tol, max_epochs=4 * max_epochs, shrinking=False,
-                                gram=self.gram)
+                                gram=self.gram, shift=self.shift)
             return min(sol, more, key=lambda s: s.primal_value)
         try:
             R = self._factor  # the features, or a built kernel factor; None with gram alone
@@ -527,7 +528,8 @@ class WeakLabelProblem:
             alpha_ref = sol.alpha
         alpha_ref = np.clip(alpha_ref, 0.0, self.costs)
         polished = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha_ref,
-                                tol=tol, max_epochs=max_epochs, shrinking=False, gram=self.gram)
+                                tol=tol, max_epochs=max_epochs, shrinking=False,
+                                gram=self.gram, shift=self.shift)
         return min(sol, polished, key=lambda s: s.primal_value)
 
     def dual_coef(self, alpha, working_set, mu):

@@ -49,7 +49,8 @@ def supervised_scores(problem, tol=1e-4):
         # without a fast path, the hinge SVM with unit costs gives the start
         costs = problem.costs[known] if problem.fast else np.ones(known.size)
         sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
-                           fixed[known].astype(float), costs, tol=tol, gram=problem.gram)
+                           fixed[known].astype(float), costs, tol=tol, gram=problem.gram,
+                           shift=None if problem.shift is None else problem.shift[known])
     coef = np.zeros(problem.n_samples)
     coef[known] = sol.alpha * fixed[known]
     return np.asarray(problem.kernel_dot(coef)).ravel()

@@ -337,6 +337,17 @@ def _primal(R, rows, signs, mu, c, W):
     return _half_norm(mu, W) + float(np.dot(c, hinge))
 
 
+def _squared_hinge_primal(shift, mu, alpha, margins, half_norm):
+    """``½αᵀQ₀α + Σ_i max(0, 1 − (Q₀α)_i)² / (2 d_i)`` for ``Q = Q₀ + (Σμ) diag(d)``."""
+    d = np.asarray(shift, dtype=float) * float(np.sum(mu))
+    if d.shape != alpha.shape or not np.all(d > 0):
+        raise ValueError(f"`shift` must be a positive vector of length {alpha.shape[0]}. Got "
+                         f"shape {d.shape}.")
+    base = margins - d * alpha
+    return half_norm - 0.5 * float(np.dot(d, alpha**2)) + float(
+        np.sum(np.maximum(0.0, 1.0 - base) ** 2 / (2.0 * d)))
+
+
 def _diagonal(row_norms_sq, rows, signs, mu):
     """``Q_ii = Σ_t μ_t s_ti² ‖R[rows_ti]‖²``."""
     return np.ascontiguousarray((mu[:, None] * signs**2 * row_norms_sq[rows]).sum(axis=0))
@@ -826,6 +837,7 @@ def solve_box_qp(
     backend="numba",
     gram=None,
     label_products=None,
+    shift=None,
 ):
     r"""Solve ``max_{0 <= α <= c} 1ᵀα − ½ αᵀQα`` by dual coordinate descent.
 
@@ -874,6 +886,13 @@ def solve_box_qp(
         ``label_products`` of the solution ``alpha0`` came from (an MKL alternation that only
         changed ``mu``); it starts the gradient without one ``O(T n²)`` product. The caller
         vouches that it matches ``alpha0``; ``None`` computes it.
+    shift : ndarray of shape (m,), default=None
+        A positive diagonal ``d`` already folded into the kernel (``Q = Q₀ + (Σμ) diag(d)``, the
+        squared hinge's fast path, docs/formulations.rst). The primal value is then the smaller
+        of the hinge primal and the squared-hinge primal of ``max_{α ≥ 0}``,
+        ``½αᵀQ₀α + Σ_i max(0, 1 − (Q₀α)_i)² / (2 d_i)``; both bound the optimum from above
+        (the second bounds a maximum over a larger set), and the second is tight at the optimum
+        when ``c`` does not bind.
 
     Returns
     -------
@@ -979,6 +998,8 @@ def solve_box_qp(
         quadratics = np.einsum("tj,tj->t", W, W)
     dual = float(alpha.sum()) - half_norm
     primal = half_norm + float(np.dot(c, np.maximum(0.0, 1.0 - margins)))
+    if shift is not None:
+        primal = min(primal, _squared_hinge_primal(shift, mu, alpha, margins, half_norm))
     if not converged:
         warnings.warn(
             f"solve_box_qp (dual coordinate descent) reached max_epochs={max_epochs} before "
