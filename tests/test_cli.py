@@ -8,11 +8,14 @@ import pytest
 from weakcvx.cli import main
 
 
-@pytest.mark.parametrize("dataset, n", [("two-moons", 12), ("heart", 12), ("blobs", 10)])
-def test_compare_writes_a_consistent_ladder_and_plot(tmp_path, capsys, dataset, n):
+@pytest.mark.parametrize("dataset, n, loss", [("two-moons", 12, []), ("heart", 12, []),
+                                              ("blobs", 10, []),
+                                              ("two-moons", 12, ["--loss", "squared-hinge",
+                                                                 "--offset"])])
+def test_compare_writes_a_consistent_ladder_and_plot(tmp_path, capsys, dataset, n, loss):
     plot, out = tmp_path / "ladder.png", tmp_path / "ladder.json"
     code = main(["compare", "--dataset", dataset, "--n", str(n), "--labeled", "3",
-                 "--plot", str(plot), "--json", str(out)])
+                 "--plot", str(plot), "--json", str(out), *loss])
     assert code == 0
     assert plot.stat().st_size > 1000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(out.read_text())

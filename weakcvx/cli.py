@@ -234,8 +234,8 @@ def _build_problem(args):
         K = wc.kernels.rbf(X, gamma=gamma)
         name = (f"{args.data}: {len(X)} rows, {int(np.sum(y_known != 0))} labeled "
                 f"(-1 = {classes[0]!r}, +1 = {classes[1]!r})")
-        problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=C,
-                                      name=name)
+        problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known),
+                                      formulation=_formulation(args, C), name=name)
         return problem, rows, classes
     if args.n is None:
         args.n = 16
@@ -273,7 +273,17 @@ def _build_problem(args):
         labelset = wc.labelsets.SemiSupervised(y_known)
         name = f"UCI {args.dataset}, n={args.n} (subsampled), {args.labeled} labeled"
     K = wc.kernels.rbf(X, gamma=gamma)
-    return wc.WeakLabelProblem(K, labelset, costs=C, y_true=y_true, name=name), rows, classes
+    return wc.WeakLabelProblem(K, labelset, formulation=_formulation(args, C), y_true=y_true,
+                               name=name), rows, classes
+
+
+def _formulation(args, C):
+    """The inner problem of ``--loss`` and ``--offset`` (docs/formulations.rst)."""
+    from . import formulations
+
+    loss = getattr(args, "loss", "hinge")
+    cls = formulations.SquaredHinge if loss == "squared-hinge" else formulations.Hinge
+    return cls(C=C, offset=bool(getattr(args, "offset", False)))
 
 
 def _ignored_options(args):
@@ -580,6 +590,11 @@ def _add_compare_parser(sub):
     p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--C", type=_positive, default=None,
                    help="SVM cost (default: per dataset)")
+    p.add_argument("--loss", choices=("hinge", "squared-hinge"), default="hinge",
+                   help="the inner large-margin problem: the hinge (WellSVM's SVM, default) or "
+                        "the squared hinge (docs: Formulations)")
+    p.add_argument("--offset", action="store_true",
+                   help="add an offset through the regularised constant kernel K + 11'")
     p.add_argument("--gamma", type=_positive, default=None,
                    help="RBF width (default: per dataset)")
     p.add_argument("--methods", metavar="A,B", default=None,
