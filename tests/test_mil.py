@@ -10,7 +10,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC, LinearSVC
 
 import weakcvx as wc
-from weakcvx import kernels
+from weakcvx import kernels, svm
 from weakcvx.datasets import make_mil_roi
 from weakcvx.estimators import mil
 from weakcvx.estimators.mil import MultiInstanceSVM
@@ -89,6 +89,40 @@ def test_key_instances_label_kernel_is_the_super_instance_kernel():
                                atol=1e-12)
     alpha = np.random.RandomState(0).rand(B.n_super)
     assert problem.quadratic(alpha, b) == pytest.approx(alpha @ problem.label_kernel(b) @ alpha)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_shared_block_label_kernel_is_the_dense_label_kernel(seed, dtype):
+    """The explicit ``Q`` built with the negative block shared by every key choice equals the
+    readable dense ``Σ_t μ_t diag(s_t) K[rows_t, rows_t] diag(s_t)`` (``svm.label_kernel``):
+    shared blocks as runs (slices) or scattered (a one-instance positive bag's key is shared
+    too), a zero weight, a column whose sign (not row) varies, and no shared column at all."""
+    rng = np.random.RandomState(seed)
+    bags, y = _tiny(seed, n_bags=7, sizes=(1, 4))
+    X, ids = _stack(bags)
+    B = KeyInstances(ids, np.where(y == 1, 1.0, -1.0))
+    working_set = [B.initial()] + [B.argmax(rng.randn(len(ids))) for _ in range(3)]
+    supports = [B.support(b) for b in working_set]
+    rows = np.array([r for r, _ in supports])
+    signs = np.array([s for _, s in supports])
+    assert not np.all(rows == rows[0])  # the keys differ: the shared-block path
+    mu = rng.dirichlet(np.ones(len(working_set)))
+    mu[1] = 0.0
+    if seed == 3:  # a shared row whose sign differs between labels is not shared
+        signs[1, -1] = -signs[1, -1]
+    R = rng.randn(len(ids), 3)
+    gram = (R @ R.T).astype(dtype)
+    Q = svm._explicit_label_kernel(gram, rows, signs, mu)
+    assert Q.dtype == dtype
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    np.testing.assert_allclose(Q, svm.label_kernel(R, rows, signs, mu), **tol)
+    # no variable shared by every label
+    rows, signs = rng.randint(len(ids), size=(3, 6)), rng.choice([-1.0, 1.0], size=(3, 6))
+    rows[:, 0] = [0, 1, 2]
+    mu = rng.dirichlet(np.ones(3))
+    np.testing.assert_allclose(svm._explicit_label_kernel(gram, rows, signs, mu),
+                               svm.label_kernel(R, rows, signs, mu), **tol)
 
 
 def test_key_instances_J_matches_liblinear():

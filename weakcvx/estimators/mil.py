@@ -180,22 +180,20 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     C : float, default=2.0
         Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). Chosen with
-        ``C_positive`` by 10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19 (C = 1 drops
-        Musk2 to 0.72, C = 0.3 Musk1 to 0.52; ``weakcvx.bench.mil``).
+        ``C_positive`` by 10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19
+        (:doc:`/methods/mil`).
     C_positive : float or None, default=None
         Hinge cost of each key slot of a positive bag, the paper's ``C_1`` (with
         ``variant="mi"``: of each instance of a positive bag); ``None``: ``POSITIVE_COST_RATIO
-        · C`` = ``4 C`` for ``variant="MI"``, from WellSVM §5.2's grid ``{C, 4C, 10C}``, chosen
-        with ``C`` on the same CV seeds; ``C`` for ``variant="mi"``.
+        · C`` = ``4 C`` for ``variant="MI"`` (WellSVM §5.2's grid ``{C, 4C, 10C}``, chosen with
+        ``C``); ``C`` for ``variant="mi"``.
     gamma : "scale", "mean_distance" or float, default="scale"
         RBF width; ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default).
-        Chosen on Musk1, Musk2 and Elephant, CV seeds 10-19: twice as narrow helps Musk1 and
-        hurts Musk2 and Elephant (``weakcvx.bench.mil``).
+        Chosen on the same CV seeds: no other width is as good on all three sets.
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
-        Value of the constant feature that models the offset (0 for no offset). Chosen on
-        Musk1, CV seeds 10-19: 3 measured within noise of 1 at twice the time
-        (``weakcvx.bench.mil``).
+        Value ``s`` of the constant feature that models the offset (kernel ``k + s²``; 0 for
+        no offset). Chosen on Musk1, CV seeds 10-19 (3: within noise, twice the time).
     n_key : int, default=1
         Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1): one
         witness, the MIL assumption.
@@ -204,15 +202,14 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         non-linear kernels), the kernel enters through a pivoted-Cholesky factor with at most
         this many columns (:func:`weakcvx.kernels.pivoted_cholesky_blocked`): O(n · max_rank)
         memory, never n × n; prediction then uses the factor's (Nyström) kernel, the one the
-        model was trained on. Chosen on Musk2 subsamples (rank 100 / 300 / 1000).
+        model was trained on. Chosen on Musk2 subsamples (ranks 100, 300, 1000).
     tol : float, default=1e-3
         Relative tolerance of the cutting-plane loop (or of the alternation).
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: ``MIL_ROUNDS`` (3)
         label-generation rounds (reaching them is then the stopping rule and raises no
         ConvergenceWarning), 100 alternations. Chosen on Musk1, Musk2 and Elephant, CV seeds
-        10-19: the rounded key choice is as good after 3 rounds as after 5, at four fifths of
-        the time (``weakcvx.bench.mil``).
+        10-19 (more rounds: no better key choice, more time).
     random_state : int, RandomState or None
     verbose : int
 
@@ -254,24 +251,17 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     (on heavy-tailed features a quantile map can beat standardization, see
     :doc:`/methods/mil`).
 
-    Why the relaxation's mixture ``f = Σ_t μ_t f_t`` (Algorithm 3, step 7) is not the
-    classifier: in the master problem (eq. 21–22) positive bag ``i`` is the point
-    :math:`(\sqrt{\mu_t}\, \phi(x_{i, \mathrm{key}_t(i)}))_t` of the stacked feature space,
-    while an instance ``x`` to be predicted (and every negative instance) is
-    :math:`(\sqrt{\mu_t}\, \phi(x))_t`. Once ``μ`` spreads over key choices that differ, the
-    positive margins are met by sums over *different* instances of a bag,
-    :math:`\sum_t \mu_t f_t(x_{i,\mathrm{key}_t(i)}) \ge 1 - \xi_i`, which no single instance
-    attains, so the max-instance score of the mixture falls for every positive bag. So the
-    relaxation chooses the keys (its rounding, polished by alternating, is the feasible
+    The relaxation chooses the keys (its rounding, polished by alternating, is the feasible
     labeling with the lowest ``J`` found, never above MI-SVM's from the same start) and the
-    classifier is the SVM of that labeling: ``objective_`` is its objective, and training and
-    prediction see the same kind of point, instances. Both relaxations start from the same key
-    choice, the one with the lower ``J`` of the instance nearest each positive bag's mean and
-    the best-scoring instance of each positive bag under an SVM on every instance labeled with
-    its bag's label. The offset is a constant feature
-    (``k + s²``), so the SVM without offset of docs/design.rst §1 stays exact. With one
-    instance per bag, ``B`` has a single element and the fit is the supervised SVM on the
-    instances.
+    classifier is the SVM of that labeling, not the relaxation's mixture
+    ``f = Σ_t μ_t f_t`` (Algorithm 3, step 7): in the master (eq. 21–22) a positive bag's
+    margin is met by a μ-weighted sum over *different* instances of the bag, which no single
+    instance attains (:doc:`/methods/mil`). Both relaxations start from the key choice with the
+    lower ``J`` of two: the instance nearest each positive bag's mean, and the best-scoring
+    instance of each positive bag under an SVM on every instance labeled with its bag's label.
+    The offset is a constant feature (``k + s²``), so the SVM without offset of
+    docs/design.rst §1 stays exact. With one instance per bag, ``B`` has a single element and
+    the fit is the supervised SVM on the instances.
 
     References
     ----------
