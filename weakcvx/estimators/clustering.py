@@ -68,12 +68,9 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     balance : float in [0, 1), default=0.3
         Allowed imbalance ``|n₊ − n₋| ≤ balance · n`` (for odd n a difference of one is always
         allowed, since a perfect split does not exist): the smaller cluster holds at least 35%
-        of the points by default. Chosen, for users who do not know the class ratio, over
-        {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (mean accuracy 0.886 against
-        0.876 with 0.03, at or above k-means on 12 against 7 of 16 sets). WellSVM §5.3 sets it
-        from the classes, 0.03 for balanced and 0.3 for imbalanced ones. A tight balance forces
-        the split through the larger of two unequal clusters (measured:
-        ``make_blobs([200, 100], random_state=0)``, accuracy 0.847 with 0.03, 0.977 with 0.3).
+        of the points by default (WellSVM §5.3 uses 0.03 for balanced and 0.3 for imbalanced
+        classes). Chosen, for users who do not know the class ratio, over
+        {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (docs/methods/s3vm.rst).
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
     C : float, default=0.3
         Cost per point. Once ``C ≤ 1 / max_i Σ_j |K_ij|`` every ``α_i`` is ``C`` and
@@ -90,25 +87,16 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     n_init : int, default=3
         Starts, in this order: one k-means run (a single init, ``random_state``), the two
         leading principal directions of the kernel, then random balanced labelings (with
-        ``kernel="precomputed"`` no k-means start). Measured (with ``C = 1``) on 16 of the
-        sets ``C`` was chosen on: 3 / 6 / 10 starts, mean accuracy 0.897 / 0.901 / 0.905 at a
-        median 24 / 53 / 98 times one k-means fit (at most 600 points); on the larger WellSVM
-        Table 11 sets 6 starts took a median 92 k-means fits against 35 for 3, for the same
-        accuracy (0.621 / 0.622). More diverse starts (k-means with 10 inits or other seeds,
-        spectral and kernel k-means labelings) did not raise the accuracy (the bench says).
+        ``kernel="precomputed"`` no k-means start). Chosen over 3 / 6 / 10 starts and more
+        diverse ones on the data ``C`` was chosen on (docs/methods/s3vm.rst).
     tol : float, default=1e-3
     max_iter : int or None, default=None
         Maximum cutting-plane rounds per start (or alternations). ``None``: ``MMC_ROUNDS`` (5)
         label-generation rounds, and reaching them is the stopping rule (no
         ConvergenceWarning); 50 alternations. Without labels the relaxation is loose: its
         value keeps falling for 50-100 rounds while μ spreads over balanced labelings, but
-        the rounded labeling, which is the clustering, stops changing. Measured (10 starts,
-        the former defaults), ``J`` of the labels after 10 / 50 rounds: equal on two-moons
-        (n = 200), iris versicolor/virginica, two 300-point blobs and make_clustering_blobs;
-        breast cancer 71.87 / 72.09, wine classes 0/1 19.84 / 19.22 (clustering accuracy
-        0.954 / 0.946), at 7-14x less time. With the present defaults, 5 rather than 10 rounds:
-        mean clustering accuracy 0.844 against 0.848 on the data ``C`` was chosen on, for
-        about 30% less time.
+        the rounded labeling, which is the clustering, stops changing; chosen over 5 / 10 /
+        50 rounds (docs/methods/s3vm.rst).
     time_limit : float or None, default=60.0
         ``relaxation="exact"`` only: stop the branch and bound after this many seconds. The
         best clustering found is kept, ``result_.status`` is ``"time_limit"`` (not proven
@@ -127,8 +115,8 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,) in {0, 1}
         The rounded clustering. ``predict`` uses the SVM of these labels (``α`` from
         ``J(labels_)``), not the relaxation's mixture over the working set (kept in
-        ``result_``): measured on held-out points, mean of 7 sets 0.821 → 0.866
-        (:func:`weakcvx.estimators._base.rounded_labels_model`).
+        ``result_``), which predicts held-out points better
+        (:func:`weakcvx.estimators._base.rounded_labels_model`, docs/methods/s3vm.rst).
     objective_ : float
         SVM objective of the clustering.
     n_iter_ : int

@@ -184,10 +184,8 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
     SVM classifies every labeled point correctly.
 
     The balance constraint is WellSVM's (eq. 17) and is right when the labeled points are a
-    stratified sample. When they are not, it forces the split: measured on two separable blobs
-    of 200 points with 1 positive and 9 negative labeled points, S3VM 0.60 accuracy against
-    1.00 for an SVC on the 10 labeled points, and 0.99 with ``positive_fraction=0.5``.
-    ``scores`` are that SVM's (:func:`weakcvx.rounding.supervised_scores`).
+    stratified sample; when they are not, it forces the split (docs/methods/s3vm.rst, "The
+    balance"). ``scores`` are that SVM's (:func:`weakcvx.rounding.supervised_scores`).
     """
     unlabeled = y_known == 0
     if not unlabeled.any():
@@ -262,8 +260,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
         a ``UserWarning`` says when an SVM trained on the labeled points (and separating them)
         predicts a fraction more than 0.25 away from the labeled ratio (labeled points that are
-        not a stratified sample; measured: separable blobs, 1 positive and 9 negative labeled,
-        accuracy 0.60 with the labeled ratio, 0.99 with ``positive_fraction=0.5``).
+        not a stratified sample: docs/methods/s3vm.rst, "The balance").
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
