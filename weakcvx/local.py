@@ -344,9 +344,10 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     With ``initial`` (labels, e.g. :func:`proportion_ranked_labels` of a bag-mean model's
     scores) one more run starts from them, annealing from ``initial_C_start·C``, and it is kept
     unless the best random restart reaches an objective below ``1/initial_ratio`` of its own:
-    on real data the objectives of the two lie within a factor 1.6 of each other while the
-    start's labels predict better (7 UCI sets, docs/methods/llp.rst), and a start caught in a
-    bag-mean trap (Yu et al. Fig. 1) ends 3-15 times above the random restarts that escape it.
+    on seven UCI sets the two objectives were within a factor 0.5-2.9 (above 2 in 3 of 77)
+    while the start's labels predicted better, and a start caught in a bag-mean trap (Yu et
+    al. Fig. 1) ends 3-15 times above the random restarts that escape it
+    (docs/methods/llp.rst).
 
     The SVM is libsvm's SMO (:mod:`weakcvx._smo`, numba) warm-started from the previous
     solution, since consecutive solves differ by a ×1.5 step of ``C*`` or by a few labels,
