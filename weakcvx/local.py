@@ -346,7 +346,7 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     unless the best random restart reaches an objective below ``1/initial_ratio`` of its own:
     on seven UCI sets the two objectives were within a factor 0.5-2.9 (above 2 in 3 of 77)
     while the start's labels predicted better, and a start caught in a bag-mean trap (Yu et
-    al. Fig. 1) ends 3-15 times above the random restarts that escape it
+    al. Fig. 1) ends 6-16 times above the random restarts that escape it
     (docs/methods/llp.rst).
 
     The SVM is libsvm's SMO (:mod:`weakcvx._smo`, numba) warm-started from the previous

@@ -233,7 +233,9 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
       from the previous solve: :mod:`weakcvx._smo`) and the exact per-bag label update
       (Prop. 1, by sorting), with ``C*`` annealed from ``1e-5·C`` by ``×1.5`` up to ``C``, from
       ``n_init`` uniformly random labelings (run in parallel with joblib, ``n_jobs``); the
-      restart with the lowest objective is kept. With ``eps = 0`` this is the paper's absolute
+      restart with the lowest objective is kept. With ``init="mean_map"`` (default) one more
+      run starts from MeanMap's scores ranked within each bag and is kept unless that
+      restart's objective is below half of its own. With ``eps = 0`` this is the paper's absolute
       proportion loss.
     - ``"label_generation"`` (conv-∝SVM): the proportion term becomes the hard constraint
       ``|p̃_k(y) − p_k| ≤ ε`` (label set :class:`~weakcvx.labelsets.Proportions`), the offset
@@ -336,7 +338,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     end on labelings of quite different accuracy, and the best random restart is often a worse
     one. One run started from the bag-mean model's ranking stays near MeanMap's consistent
     estimate while it refines the instance labels. On the Fig. 1 toy that start is the trap
-    and ends at an objective 3-15 times that of the random restarts that escape it, which then
+    and ends at an objective 6-16 times that of the random restarts that escape it, which then
     replace it (the rule: a random restart below half of the start's objective; on seven UCI
     sets the ratio was 0.5-2.9, above 2 in 3 of 77 problems). The objective is a poor judge
     on real data: the true labeling's objective was 3-5 times the best restart's.
