@@ -52,6 +52,11 @@ LARGE_KERNEL_DIAGONAL = 1e5
 DENSE_KERNEL_FIT_COPIES = 2
 
 
+#: Columns of the kernel factor on which alter-∝SVM's MeanMap start runs (kernels other than
+#: the dense linear one): a start needs the leading directions only, in ``n × 200`` memory.
+MEAN_MAP_START_RANK = 200
+
+
 class _ProportionFitMixin:
     """Shared ``fit`` preamble and prediction of the proportion estimators."""
 
@@ -449,14 +454,17 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     def _mean_map_start(self, X, K, bag_index, p):
         """Labels of alter-∝SVM's extra start: MeanMap's scores ranked within each bag
         (:func:`weakcvx.local.proportion_ranked_labels`). MeanMap runs on the features of the
-        kernel: ``X`` for the dense linear kernel, else a factor ``R`` with ``K = R Rᵀ`` (the
-        same model: its ridge penalty is invariant under rotations of the features). None
-        when every proportion is equal (MeanMap's statistic is then undefined)."""
+        kernel: ``X`` for the dense linear kernel, else a pivoted-Cholesky factor ``R`` with
+        ``K ≈ R Rᵀ`` of at most :data:`MEAN_MAP_START_RANK` columns (its ridge penalty is
+        invariant under rotations of the features; the exact eigen-factor doubled the fit's
+        peak memory to 4 dense n × n arrays with the RBF kernel at n = 1500). None when every
+        proportion is equal (MeanMap's statistic is then undefined)."""
         if np.all(p == p[0]):
             return None
         from ..kernels import factor
 
-        features = X if self.kernel == "linear" and not sp.issparse(X) else factor(K)
+        features = (X if self.kernel == "linear" and not sp.issparse(X)
+                    else factor(K, rank=min(K.shape[0], MEAN_MAP_START_RANK)))
         with warnings.catch_warnings():  # only a start: the alternation refines it
             warnings.simplefilter("ignore", ConvergenceWarning)
             scores = mean_map(np.asarray(features), bag_index, p)["scores"]
