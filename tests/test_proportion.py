@@ -529,3 +529,83 @@ def test_proportion_svm_warns_on_unscaled_features(toy):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         wc.ProportionSVM(relaxation="label_generation").fit(X, bags, p)
+
+
+# -- the MeanMap start of alter-∝SVM (init="mean_map") ----------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+def test_ranked_labels_meet_the_nearest_counts_with_the_top_scores(seed):
+    """Per bag, the count of +1 is the integer nearest n_k·p_k and every +1 scores at least
+    as high as every −1 of its bag (a per-bag loop as the reference)."""
+    from weakcvx.local import proportion_ranked_labels
+
+    rng = np.random.RandomState(seed)
+    bag_index = rng.randint(0, 5, size=40)
+    bag_index = np.unique(bag_index, return_inverse=True)[1].ravel()
+    sizes = np.bincount(bag_index)
+    p = rng.randint(0, sizes + 1) / sizes
+    scores = rng.randn(40) * 10 ** rng.uniform(-3, 3)
+    y = proportion_ranked_labels(scores, bag_index, p)
+    for k in range(len(p)):
+        yk, sk = y[bag_index == k], scores[bag_index == k]
+        assert np.sum(yk > 0) == round(sizes[k] * p[k])
+        if 0 < np.sum(yk > 0) < sizes[k]:
+            assert sk[yk > 0].min() >= sk[yk < 0].max()
+
+
+def test_mean_map_start_kept_unless_a_random_restart_halves_its_objective(toy):
+    """The kept run is the start when no random restart is below half its objective, else
+    the best random restart; on the Fig. 1 toy the start is the trap and loses."""
+    X, y_true, bags, p = toy
+    clf = wc.ProportionSVM(random_state=0).fit(X, bags, p)
+    assert clf.start_ == "random"
+    assert clf.objective_ == pytest.approx(clf.restart_objectives_.min())
+    assert np.mean(clf.predict(X) == (y_true > 0)) >= 0.95
+
+    X, y = wc.datasets.load_uci("wdbc")
+    bags, p = wc.datasets.make_bags(X, y, 8, random_state=0)
+    K = X @ X.T
+    start = wc.ProportionSVM(random_state=0)._mean_map_start(X, K, bags, p)
+    res = alter_proportion_svm(K, bags, p, C=1.0, C_p=10.0, n_init=3, random_state=0,
+                               initial=start)
+    best_random = res["values"].min()
+    if res["start"] == "initial":
+        assert 2 * best_random >= res["initial_value"] == res["value"]
+    else:
+        assert 2 * best_random < res["initial_value"] and res["value"] == best_random
+    plain = alter_proportion_svm(K, bags, p, C=1.0, C_p=10.0, n_init=3, random_state=0)
+    np.testing.assert_array_equal(plain["values"], res["values"])  # same random restarts
+    assert plain["start"] == "random" and np.isnan(plain["initial_value"])
+
+
+def test_default_beats_the_bag_mean_baselines_on_wdbc_bags():
+    """wdbc, bags of 8 (a set the defaults were not reported on, where instance labels are
+    nearly linearly separable, so the proportions pin down the labeling): held-out accuracy
+    of ProportionSVM() above MeanMap() and InvCal() on average over three splits (measured
+    0.96 against 0.94 and 0.91 over five)."""
+    from sklearn.model_selection import train_test_split
+
+    X, y = wc.datasets.load_uci("wdbc")
+    y = (y > 0).astype(int)
+    acc = {"pSVM": [], "MeanMap": [], "InvCal": []}
+    for seed in range(3):
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=seed,
+                                                  stratify=y)
+        bags, p = wc.datasets.make_bags(X_tr, y_tr, 8, random_state=seed)
+        for name, clf in (("pSVM", wc.ProportionSVM(random_state=seed)),
+                          ("MeanMap", wc.MeanMap()), ("InvCal", wc.InvCal())):
+            acc[name].append(np.mean(clf.fit(X_tr, bags, p).predict(X_te) == y_te))
+    means = {k: np.mean(v) for k, v in acc.items()}
+    assert means["pSVM"] > max(means["MeanMap"], means["InvCal"]), means
+
+
+def test_mean_map_start_with_a_precomputed_kernel_and_equal_proportions(toy):
+    """Non-linear kernels start MeanMap from a factor of K; equal proportions skip the start
+    (MeanMap's class means are then undefined) without an error."""
+    X, y_true, bags, p = toy
+    K = X @ X.T
+    a = wc.ProportionSVM(kernel="precomputed", random_state=0).fit(K, bags, p)
+    assert np.mean(a.predict(K) == (y_true > 0)) >= 0.95
+    X, y = wc.datasets.load_uci("wdbc")
+    bags = np.arange(len(y)) % 2
+    clf = wc.ProportionSVM(kernel="rbf", n_init=2, random_state=0).fit(X, bags, [0.5, 0.5])
+    assert clf.start_ == "random"
