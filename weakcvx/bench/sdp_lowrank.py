@@ -59,9 +59,13 @@ def _run(kind, n):
     return rec
 
 
-def bench_sdp_lowrank(quick=False):
+def _percent(gap):
+    return f"{100 * gap:.2f}" if gap < 10 else f"{gap:.2g}×"
+
+
+def bench_sdp_lowrank(quick=False, sizes=None):
     """Run the table (quick: n = 200 only) and print it; returns its rows."""
-    sizes = (200,) if quick else SIZES
+    sizes = sizes or ((200,) if quick else SIZES)
     header = (f"{'problem':<11}{'n':>5}{'seconds':>9}{'status':>12}{'rounds':>7}"
               f"{'certified':>11}{'primal':>10}{'gap %':>8}{'CVXPY':>10}{'hull':>9}"
               f"{'cert(hull α)':>13}")
@@ -79,6 +83,6 @@ def bench_sdp_lowrank(quick=False):
 
             print(f"{kind:<11}{n:>5}{fmt('seconds', '.1f'):>9}{rec['status']:>12}"
                   f"{rec['rounds']:>7}{fmt('certified', '.5g'):>11}{fmt('primal', '.5g'):>10}"
-                  f"{100 * rec['gap']:>8.2f}{fmt('cvxpy', '.5g'):>10}{fmt('hull', '.5g'):>9}"
+                  f"{_percent(rec['gap']):>8}{fmt('cvxpy', '.5g'):>10}{fmt('hull', '.5g'):>9}"
                   f"{fmt('hull_cert', '.5g'):>13}", flush=True)
     return rows
