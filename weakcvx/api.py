@@ -27,7 +27,10 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         - ``"label_generation"``: WellSVM's convex-hull relaxation (:func:`weakcvx.cutting_plane.
           label_generation`); ``value`` is the master value over the final working set, a
           certified lower bound when ``oracle="exact"``.
-        - ``"sdp"``: the SDP relaxation (:mod:`weakcvx.sdp`), a certified lower bound.
+        - ``"sdp"``: the SDP relaxation, a certified lower bound: the CVXPY model
+          (:mod:`weakcvx.sdp`) up to ``sdp.DEFAULT_MAX_N`` points, the low-rank solver
+          (:mod:`weakcvx.sdp_lowrank`) above; ``solver="lowrank"`` or a CVXPY solver name
+          overrides the choice.
         - ``"exact"``: the MIP optimum (enumeration of B; branch and bound for larger sets).
         - ``"alternating"``: a local optimum; ``value = J(labels)``.
     n_init : int, optional
@@ -67,9 +70,7 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
                          f"(starts of a non-convex search); method={method!r} has a single, "
                          f"start-free solve. Got n_init={n_init!r} instead: leave it None.")
     if method == "sdp":
-        from .sdp import solve_sdp  # CVXPY model; imported lazily
-
-        return solve_sdp(problem, verbose=verbose, **options)
+        return _solve_sdp(problem, verbose, random_state, options)
     if method == "exact":
         from . import exact
 
@@ -96,3 +97,22 @@ def _warn_if_stopped(result):
                       f"({result.message}); the result is usable but not converged: raise "
                       "`max_iter` or loosen `tol`.", ConvergenceWarning, stacklevel=3)
     return result
+
+
+def _solve_sdp(problem, verbose, random_state, options):
+    """The SDP rung: CVXPY up to ``sdp.DEFAULT_MAX_N`` points (measured: SCS 12–16 s at
+    n = 200), the low-rank solver above; ``solver="lowrank"`` or a CVXPY name decides."""
+    from . import sdp  # CVXPY model; imported lazily
+
+    solver = options.pop("solver", None)
+    if solver is not None and not isinstance(solver, str):
+        raise ValueError(f"`solver` must be 'lowrank' or a CVXPY solver name. Got {solver!r} "
+                         "instead.")
+    if solver is None:
+        solver = "SCS" if problem.n_samples <= sdp.DEFAULT_MAX_N else "lowrank"
+    if solver.lower() == "lowrank":
+        from .sdp_lowrank import solve_sdp_lowrank
+
+        return solve_sdp_lowrank(problem, verbose=verbose, random_state=random_state,
+                                 **options)
+    return sdp.solve_sdp(problem, solver=solver, verbose=verbose, **options)

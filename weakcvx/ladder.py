@@ -70,7 +70,10 @@ class Rung:
         if r.method == "exact":
             bound = r.value if r.certified else r.extra.get("lower_bound", r.value)
             return float(bound) if np.isfinite(bound) else None
-        return float(r.value) if r.certified else None
+        if r.certified:
+            return float(r.value)
+        bound = r.extra.get("certified_lower_bound")  # the SDP certificate at its α
+        return None if bound is None else float(bound)
 
     @property
     def kind(self):
@@ -304,15 +307,16 @@ class LadderTable:
 
     def __str__(self):
         head = f"Ladder of bounds — {self.problem_name}" if self.problem_name else "Ladder of bounds"
-        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<20}{'J(labels)':>12}"
-                 f"{'error':>8}{'seconds':>9}  status"]
+        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<20}{'certified':>11}"
+                 f"{'J(labels)':>12}{'error':>8}{'seconds':>9}  status"]
         for rec in self.to_records():
             value = "—" if rec["value"] is None else f"{rec['value']:.5g}"
             kind = rec["kind"] + (" > optimum" if rec["above_optimum"] else "")
             J = "—" if rec["J_labels"] is None else f"{rec['J_labels']:.5g}"
             err = "—" if rec["error"] is None else f"{100 * rec['error']:.1f}%"
             sec = "—" if rec["seconds"] is None else f"{rec['seconds']:.2f}"
-            lines.append(f"{rec['method']:<32}{value:>12}  {kind:<20}{J:>12}{err:>8}"
+            lb = "—" if rec["lower_bound"] is None else f"{rec['lower_bound']:.5g}"
+            lines.append(f"{rec['method']:<32}{value:>12}  {kind:<20}{lb:>11}{J:>12}{err:>8}"
                          f"{sec:>9}  {rec['status']}")
         lines += self._summary_lines()
         if self.interrupted:
@@ -595,7 +599,21 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
             err = float(np.mean(res.labels != problem.y_true))
             if getattr(problem.labelset, "symmetric", False):
                 err = min(err, 1.0 - err)
+        _certify_hull(problem, res)
         rungs.append(Rung(name=name, result=res, error=err, warnings=notes))
     return LadderTable(rungs=rungs, problem_name=problem.name,
                        seconds=time.perf_counter() - start, interrupted=interrupted,
                        skipped=skipped)
+
+
+def _certify_hull(problem, res):
+    """A label-generation rung without an exact oracle gets a certified lower bound at any n:
+    the SDP certificate at its final α (``V_sdp ≤ V_hull``; docs/design.rst §3.10), in
+    ``res.extra["certified_lower_bound"]``. Label sets without a count description keep none."""
+    if res.method != "label_generation" or res.certified or res.alpha is None \
+            or problem.labelset.count_constraints() is None \
+            or np.shape(res.alpha) != (problem.n_samples,):
+        return
+    from .sdp_lowrank import certify
+
+    res.extra["certified_lower_bound"] = certify(problem, res.alpha).value
