@@ -1,4 +1,4 @@
-"""The low-rank SDP (weakcvx.sdp_lowrank): the certificate against CVXPY's φ, the solver against
+"""The low-rank SDP (weakcvx.lowrank_sdp): the certificate against CVXPY's φ, the solver against
 the CVXPY model, the ladder by enumeration, the dispatch and the errors.
 
 Tolerances: the CVXPY references use Clarabel (interior point, ~1e-7 relative) for the inner
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import weakcvx as wc
-from weakcvx import sdp_lowrank as L
+from weakcvx import lowrank_sdp as L
 from weakcvx.sdp import solve_sdp
 
 AGREE_RTOL = 1e-3

@@ -29,7 +29,7 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
           certified lower bound when ``oracle="exact"``.
         - ``"sdp"``: the SDP relaxation, a certified lower bound: the CVXPY model
           (:mod:`weakcvx.sdp`) up to ``sdp.DEFAULT_MAX_N`` points, the low-rank solver
-          (:mod:`weakcvx.sdp_lowrank`) above; ``solver="lowrank"`` or a CVXPY solver name
+          (:mod:`weakcvx.lowrank_sdp`) above; ``solver="lowrank"`` or a CVXPY solver name
           overrides the choice.
         - ``"exact"``: the MIP optimum (enumeration of B; branch and bound for larger sets).
         - ``"alternating"``: a local optimum; ``value = J(labels)``.
@@ -109,9 +109,11 @@ def _solve_sdp(problem, verbose, random_state, options):
         raise ValueError(f"`solver` must be 'lowrank' or a CVXPY solver name. Got {solver!r} "
                          "instead.")
     if solver is None:
-        solver = "SCS" if problem.n_samples <= sdp.DEFAULT_MAX_N else "lowrank"
+        # a formulation without a fast path has only the cutting-plane SDP (sdp.solve_sdp)
+        solver = "SCS" if problem.n_samples <= sdp.DEFAULT_MAX_N or not problem.fast \
+            else "lowrank"
     if solver.lower() == "lowrank":
-        from .sdp_lowrank import solve_sdp_lowrank
+        from .lowrank_sdp import solve_sdp_lowrank
 
         return solve_sdp_lowrank(problem, verbose=verbose, random_state=random_state,
                                  **options)

@@ -614,6 +614,6 @@ def _certify_hull(problem, res):
             or problem.labelset.count_constraints() is None \
             or np.shape(res.alpha) != (problem.n_samples,):
         return
-    from .sdp_lowrank import certify
+    from .lowrank_sdp import certify
 
     res.extra["certified_lower_bound"] = certify(problem, res.alpha).value

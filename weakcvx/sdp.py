@@ -686,7 +686,9 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     ``U = max_α min_i f(α) − ½ αᵀ(K ∘ M_i)α ≥ V_sdp`` (fewer matrices, a larger value); at its
     α the oracle ``φ(H_α)`` gives ``L = f(α) − ½ φ(H_α) ≤ V_sdp`` (any α ∈ A) and the most
     violated ``M``, added to the set. Stops when ``U − L ≤ tol · max(1, |U|)``. Both steps are
-    CVXPY models, so the bracket is exact up to the solvers' tolerances (``certified=False``).
+    CVXPY models, so the bracket is exact up to the solvers' tolerances; for a label set
+    described by exact counts, ``value`` is then the weak-duality certificate at the best α
+    (:func:`weakcvx.lowrank_sdp.certify`, exact eigenvalues) and ``certified=True``.
 
     Parameters
     ----------
@@ -703,7 +705,8 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     Returns
     -------
     SolveResult
-        ``value = L`` (best over the rounds), ``extra["master_value"] = U``, ``extra["gap"]``,
+        ``value``: the certified bound at the best α (or ``L`` when not certified),
+        ``extra["lower_estimate"] = L``, ``extra["master_value"] = U``, ``extra["gap"]``,
         ``labels``: the rounding of the leading eigenvector of ``Σ μ_i M_i``.
 
     Examples
@@ -734,14 +737,15 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     oracle = _ElliptopeOracle(labelset, solver)
     b0 = labelset.initial(random_state=0)
     matrices = [np.outer(b0, b0)]
-    lower, history = -np.inf, []
+    lower, history, best_alpha = -np.inf, [], None
     status, message = "max_iter", f"stopped after max_iter={max_iter} rounds"
     it = 0
     for it in range(1, max_iter + 1):
         upper, alpha, mu, f_alpha = _master_over_matrices(
             problem, [_psd_factor(K * M) for M in matrices], solver)
         phi, M_new = oracle(alpha[:, None] * K * alpha[None, :])
-        lower = max(lower, f_alpha - 0.5 * phi)
+        if f_alpha - 0.5 * phi > lower:
+            lower, best_alpha = f_alpha - 0.5 * phi, alpha
         history.append({"iteration": it, "value": lower, "master_value": upper,
                         "seconds": time.perf_counter() - start})
         if verbose:
@@ -754,9 +758,28 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     v = np.linalg.eigh(M)[1][:, -1]
     labels, upper_bound, labels_alpha = round_scores(problem, v,
                                                      candidates=[labelset.argmax(-v)])
-    return SolveResult(method="sdp", value=float(lower), labels=labels,
-                       upper_bound=upper_bound, certified=False, status=status, message=message,
+    value, certified = _certified_value(problem, best_alpha, lower)
+    return SolveResult(method="sdp", value=value, labels=labels,
+                       upper_bound=upper_bound, certified=certified, status=status,
+                       message=message,
                        n_iter=it, seconds=time.perf_counter() - start, history=history,
                        alpha=labels_alpha, mu=np.ones(1), working_set=[labels.copy()],
-                       extra={"M": M, "master_value": float(upper),
+                       extra={"M": M, "master_value": float(upper), "lower_estimate": lower,
                               "gap": float(upper - lower), "formulation": "cutting_plane"})
+
+
+def _certified_value(problem, alpha, estimate):
+    """``(value, certified)``: the weak-duality certificate of :func:`weakcvx.lowrank_sdp.certify`
+    at the best α (exact eigenvalues), when the label set is described by exact counts alone
+    (it then bounds the same SDP); else the CVXPY estimate ``f(α) − ½φ(H_α)``, not certified."""
+    from .labelsets import Custom
+
+    if alpha is None or problem.labelset.count_constraints() is None \
+            or isinstance(problem.labelset, Custom):
+        return float(estimate), False
+    from .lowrank_sdp import certify
+
+    cert = certify(problem, alpha, eigen="dense")
+    if cert.dropped_ranges:  # the lift leaves range counts out: a weaker relaxation's bound
+        return float(estimate), False
+    return float(cert.value), True

@@ -3,7 +3,7 @@ second table of ``weakcvx bench sdp``).
 
 Two moons (``make_two_moons(n, n_labeled=2, random_state=0)``, RBF gamma = 2, C = 10) as SSL
 and as clustering with exact balance (``Clustering(n, beta=0)``: the low-rank model covers exact
-counts; a range of counts is dropped, see ``weakcvx.sdp_lowrank._Lift``). n = 200 and 1000 use
+counts; a range of counts is dropped, see ``weakcvx.lowrank_sdp._Lift``). n = 200 and 1000 use
 the exact kernel (``problem.gram``); n = 5000 a rank-200 pivoted-Cholesky factor, so memory
 stays O(n·(r + k)) in the solver (the kernel matrix is formed once to build the factor).
 
@@ -39,7 +39,7 @@ def make_problem(kind, n, rank=None):
 
 def _run(kind, n):
     import weakcvx as wc
-    from weakcvx.sdp_lowrank import certify, solve_sdp_lowrank
+    from weakcvx.lowrank_sdp import certify, solve_sdp_lowrank
 
     problem = make_problem(kind, n, rank=200 if n > 2000 else None)
     rec = {"problem": kind, "n": n}

@@ -408,6 +408,8 @@ def _check_alpha(problem, alpha):
     if not np.all(np.isfinite(alpha)):
         raise ValueError("`alpha` must contain only finite values. Got NaN or inf.")
     c = problem.costs
+    if c is None:  # a formulation without a box: the caller vouches that α ∈ A
+        return alpha
     if np.any(alpha < -1e-12) or np.any(alpha > c + 1e-12):
         raise ValueError("`alpha` must lie in the box [0, problem.costs]. Got values in "
                          f"[{alpha.min():.6g}, {alpha.max():.6g}] instead.")
@@ -513,7 +515,9 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     Parameters
     ----------
     problem : WeakLabelProblem
-        Hinge formulation: ``f(α) = 1ᵀα`` on ``A = [0, problem.costs]``.
+        Any formulation (docs/formulations.rst): ``f(α) = 1ᵀα`` on ``A = [0, problem.costs]``
+        on a fast path (the squared hinge's shift is in the kernel), else the formulation's own
+        ``f`` (``α`` must then be a point of its ``A``).
     alpha : array-like (n,)
         Any point of ``A``, e.g. label generation's final ``α`` (the hull rung, certified).
     inner : InnerSolution, optional
@@ -563,7 +567,7 @@ def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
         lam, residual = _lambda_min_lanczos(lift, H, inner.y, inner.V, random_state)
         kind = "lanczos"
     phi_upper = float(inner.y.sum() - lift.dim * lam)
-    value = float(alpha.sum() - 0.5 * phi_upper)
+    value = float(problem.f(alpha) - 0.5 * phi_upper)  # f = 1ᵀα on a box fast path
     return Certificate(value=value, phi_upper=phi_upper, phi_lower=inner.value,
                        lambda_min=lam, residual=residual, eigen=kind, inner=inner,
                        alpha=alpha, dropped_ranges=len(lift.ranges))
@@ -769,7 +773,7 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
     r"""The SDP relaxation at scale, with a certified value (docs/design.rst §3.10).
 
     Label generation with the SDP's oracle, plus a polish of the dual point (see the Notes of
-    ``docs/methods/sdp_lowrank.rst``): a working set of feasible ``M_i = E V_iV_iᵀ Eᵀ``,
+    ``docs/methods/lowrank_sdp.rst``): a working set of feasible ``M_i = E V_iV_iᵀ Eᵀ``,
 
     .. math::
 
@@ -847,6 +851,10 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
     (True, True, True)
     """
     start = time.perf_counter()
+    if not getattr(problem, "fast", True):
+        raise ValueError(f"The low-rank SDP needs a formulation with a box fast path; "
+                         f"{problem.formulation!r} has none: use weakcvx.sdp.sdp_cutting_plane "
+                         "(small problems).")
     _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, stabilize,
                            polish)
     lift = _Lift(problem.labelset)
