@@ -279,3 +279,26 @@ def test_squared_hinge_primal_bound_of_the_box_qp_is_valid_and_tight():
         assert with_shift.dual_value <= optimum + 1e-6 <= with_shift.primal_value + 2e-6
         assert with_shift.primal_value <= without.primal_value + 1e-12
     assert with_shift.primal_value == pytest.approx(optimum, rel=1e-5)
+
+
+def test_a_formulation_that_is_not_a_concave_program_is_refused_at_construction():
+    X, y, y_known = tiny_data(0)
+    labelset = wc.labelsets.SemiSupervised(y_known)
+
+    class NotAPair(Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha)
+
+    class Convex(Formulation):
+        def dual(self, alpha):
+            return cp.sum_squares(alpha), [alpha >= 0]
+
+    class BadConstraints(Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [cp.sum_squares(alpha) >= 1]
+
+    for formulation, error, match in ((NotAPair(), TypeError, "must return a pair"),
+                                      (Convex(), ValueError, "must be a concave scalar"),
+                                      (BadConstraints(), ValueError, "list of DCP")):
+        with pytest.raises(error, match=match):
+            wc.WeakLabelProblem(features=X, labelset=labelset, formulation=formulation)

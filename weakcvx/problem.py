@@ -94,6 +94,27 @@ def _resolve_formulation(formulation, costs):
     return formulation
 
 
+def _check_dual(formulation, m):
+    """Refuse a formulation whose ``dual`` does not return ``(concave scalar, constraints)``
+    for a variable of length ``m`` (else the first CVXPY solve would fail far from here)."""
+    import cvxpy as cp
+
+    name = type(formulation).__name__
+    out = formulation.dual(cp.Variable(m))
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(f"{name}.dual(alpha) must return a pair (objective, constraints). "
+                        f"Got {type(out).__name__} instead.")
+    f, constraints = out
+    if not isinstance(f, cp.Expression) or f.size != 1 or not f.is_concave():
+        raise ValueError(f"{name}.dual(alpha): the objective f(α) must be a concave scalar "
+                         f"CVXPY expression (DCP). Got {f!r} instead.")
+    if not isinstance(constraints, (list, tuple)) or not all(
+            isinstance(c, cp.constraints.constraint.Constraint) and c.is_dcp()
+            for c in constraints):
+        raise ValueError(f"{name}.dual(alpha): the constraints of A must be a list of DCP "
+                         f"CVXPY constraints. Got {constraints!r} instead.")
+
+
 def _solve_cvxpy(prob, solver, what):
     """Solve a CVXPY model of a formulation (Clarabel, then SCS), or raise ``SolverError``."""
     import cvxpy as cp
@@ -284,6 +305,10 @@ class WeakLabelProblem:
         box = self.formulation.box()
         self.shift = None
         self._base_factor = None
+        if box is None:
+            m = self.n_samples if self.labelset.identity_support else \
+                len(self.support(self.labelset.initial(random_state=0))[0])
+            _check_dual(self.formulation, m)
         if box is not None and box[1] is not None and not self.labelset.identity_support:
             box = None  # the shift would depend on b: the CVXPY path
         if box is None:
