@@ -96,6 +96,29 @@ def solve_in_order(prob, solvers, options_for, accept, what):
     raise SolverError(solver, status, detail)
 
 
+def solve_model(prob, solver, order, what):
+    """Solve a CVXPY model at its solver's own tolerance: ``solver`` (default the first
+    installed of ``order``), then the rest of ``order`` (:func:`solve_in_order`). An
+    ``optimal_inaccurate`` answer is kept with a ``ConvergenceWarning`` naming the solver.
+    Returns the solver used; raises :class:`~weakcvx.SolverError` when none succeeds."""
+    import cvxpy as cp
+    from sklearn.exceptions import ConvergenceWarning
+
+    first = solver or next(s for s in order if s in cp.installed_solvers())
+
+    def accept(p):
+        return p.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) and all(
+            v.value is not None for v in p.variables())
+
+    with warnings.catch_warnings():  # CVXPY's generic note; reported below instead
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        used = solve_in_order(prob, solver_order(first, order), lambda i, s: {}, accept, what)
+    if prob.status == cp.OPTIMAL_INACCURATE:
+        warnings.warn(f"{what}: solver {used} returned 'optimal_inaccurate'", ConvergenceWarning,
+                      stacklevel=3)
+    return used
+
+
 def cvxopt_qp(P, q, G, h, A, b, options, what):
     """``cvxopt.solvers.qp`` on NumPy arrays, with CVXOPT's own failures raised as
     :class:`~weakcvx.SolverError` naming ``"cvxopt"`` and the failure.

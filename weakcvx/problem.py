@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from . import kernels
 from ._validation import check_real
+from ._solvers import SOCP_ORDER, solve_model
 from .formulations import Formulation, Hinge
 from .result import SolverError
 from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, solve_box_qp
@@ -113,30 +114,6 @@ def _check_dual(formulation, m):
             for c in constraints):
         raise ValueError(f"{name}.dual(alpha): the constraints of A must be a list of DCP "
                          f"CVXPY constraints. Got {constraints!r} instead.")
-
-
-def _solve_cvxpy(prob, solver, what):
-    """Solve a CVXPY model of a formulation (Clarabel, then SCS), or raise ``SolverError``."""
-    import cvxpy as cp
-
-    names = [solver] if solver else [s for s in ("CLARABEL", "SCS", "ECOS")
-                                     if s in cp.installed_solvers()]
-    statuses = []
-    for name in names:
-        try:
-            with warnings.catch_warnings():  # reported below as a ConvergenceWarning
-                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                prob.solve(solver=name)
-        except cp.error.SolverError as exc:
-            statuses.append(f"{name}: {exc}")
-            continue
-        if prob.status == cp.OPTIMAL_INACCURATE:
-            warnings.warn(f"{what}: solver {name} returned 'optimal_inaccurate'",
-                          ConvergenceWarning, stacklevel=3)
-        if prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            return
-        statuses.append(f"{name}: {prob.status}")
-    raise SolverError(f"{what}: no solver returned an optimal solution ({'; '.join(statuses)}).")
 
 
 class WeakLabelProblem:
@@ -473,7 +450,7 @@ class WeakLabelProblem:
         prob, alpha, sign = self._J_model(b)
         if sign is not None:
             sign.value = np.asarray(b, dtype=float)
-        _solve_cvxpy(prob, solver, "J_F(b)")
+        solve_model(prob, solver, SOCP_ORDER, "J_F(b) (WeakLabelProblem.J_cvxpy)")
         return float(prob.value), np.asarray(alpha.value, dtype=float).ravel()
 
     def _J_model(self, b):

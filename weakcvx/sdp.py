@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 from . import kernels
 from .rounding import round_scores
 from .labelsets import Clustering, Proportions, SemiSupervised
-from ._solvers import SDP_ORDER, solve_in_order, solver_order
+from ._solvers import SDP_ORDER, solve_in_order, solve_model, solver_order
 from .result import SolveResult
 from .svm import solve_box_qp
 
@@ -63,6 +63,8 @@ _FORMULATIONS = ("schur", "matrix_frac")
 #: Largest ``n_samples`` of the cutting-plane SDP (a formulation without a fast path): each
 #: round solves an n × n SDP for the most violated ``M`` and a master with one cone per ``M``.
 CUTTING_PLANE_MAX_N = 60
+# the cutting-plane models: Clarabel (accurate brackets), then SCS
+_CUTTING_PLANE_ORDER = ("CLARABEL", "SCS")
 # smoothing temperatures of the certificate polish, relative to |value| / dim
 _POLISH_TEMPERATURES = (1e-3, 1e-4, 1e-5)
 
@@ -628,13 +630,6 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
 # ---------------------------------------------------------------------------------------------
 # Any formulation: cutting planes over 𝓜
 # ---------------------------------------------------------------------------------------------
-def _psd_factor(A):
-    """``G`` with ``A = G Gᵀ`` for a symmetric PSD ``A`` (negative rounding dropped)."""
-    w, U = np.linalg.eigh(0.5 * (A + A.T))
-    keep = w > 1e-12 * max(1.0, float(w.max(initial=0.0)))
-    return U[:, keep] * np.sqrt(w[keep])
-
-
 class _ElliptopeOracle:
     """``φ(H) = max{⟨H, M⟩ : M ⪰ 0, diag M = 1, labelset.sdp_constraints(M)}`` in CVXPY."""
 
@@ -649,10 +644,9 @@ class _ElliptopeOracle:
         self.solver = solver
 
     def __call__(self, H):
-        from .problem import _solve_cvxpy
-
         self.H.value = 0.5 * (H + H.T)
-        _solve_cvxpy(self.prob, self.solver, "the SDP oracle φ(H) (weakcvx.sdp)")
+        solve_model(self.prob, self.solver, _CUTTING_PLANE_ORDER,
+                    "the SDP oracle φ(H) (weakcvx.sdp)")
         return float(self.prob.value), np.asarray(self.M.value, dtype=float)
 
 
@@ -660,13 +654,12 @@ def _master_over_matrices(problem, factors, solver):
     """``max_{α ∈ A} min_i f(α) − ½‖G_iᵀα‖²`` (``K ∘ M_i = G_i G_iᵀ``) in CVXPY: the value, α,
     the weights μ (the cones' duals) and ``f(α)``."""
     import cvxpy as cp
-    from .problem import _solve_cvxpy
 
     alpha, theta = cp.Variable(problem.n_samples), cp.Variable()
     f, constraints = problem.formulation.dual(alpha)
     cones = [0.5 * cp.sum_squares(G.T @ alpha) <= theta for G in factors]
     prob = cp.Problem(cp.Maximize(f - theta), list(constraints) + cones)
-    _solve_cvxpy(prob, solver, "the cutting-plane SDP master (weakcvx.sdp)")
+    solve_model(prob, solver, _CUTTING_PLANE_ORDER, "the cutting-plane SDP master (weakcvx.sdp)")
     mu = np.array([max(float(np.sum(c.dual_value)), 0.0) for c in cones])
     mu = mu / mu.sum() if mu.sum() > 0 else np.full(len(cones), 1.0 / len(cones))
     return float(prob.value), np.asarray(alpha.value, dtype=float).ravel(), mu, float(f.value)
@@ -742,7 +735,7 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     it = 0
     for it in range(1, max_iter + 1):
         upper, alpha, mu, f_alpha = _master_over_matrices(
-            problem, [_psd_factor(K * M) for M in matrices], solver)
+            problem, [kernels.factor(0.5 * (K * M + (K * M).T)) for M in matrices], solver)
         phi, M_new = oracle(alpha[:, None] * K * alpha[None, :])
         if f_alpha - 0.5 * phi > lower:
             lower, best_alpha = f_alpha - 0.5 * phi, alpha
