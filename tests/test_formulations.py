@@ -302,3 +302,21 @@ def test_a_formulation_that_is_not_a_concave_program_is_refused_at_construction(
                                       (BadConstraints(), ValueError, "list of DCP")):
         with pytest.raises(error, match=match):
             wc.WeakLabelProblem(features=X, labelset=labelset, formulation=formulation)
+
+
+def test_alternating_relabels_by_the_declared_loss_without_a_fast_path():
+    # B = {b₁ = (1, 1, −1, −1), b₂ = −b₁} and scores f = (1, 1, 3, −0.9): b₁ wins when
+    # δ₁ + δ₂ > δ₃ + δ₄, with δ = ℓ(−f) − ℓ(f): 4 > 2.2 for the hinge, 8 < 12.4 for the
+    # squared hinge. The relabeling step must use the declared loss, with or without the fast
+    # path (without it, it once fell back on the hinge's δ)
+    from weakcvx.local import _relabel
+
+    X = np.arange(4.0)[:, None]
+    b1 = np.array([1.0, 1.0, -1.0, -1.0])
+    labelset = wc.labelsets.Enumerated([b1, -b1])
+    scores = np.array([1.0, 1.0, 3.0, -0.9])
+    for formulation in (SquaredHinge(C=1.0), SquaredHingeWithoutFastPath(C=1.0)):
+        problem = wc.WeakLabelProblem(features=X, labelset=labelset, formulation=formulation)
+        np.testing.assert_array_equal(_relabel(problem, scores), -b1)
+    hinge = wc.WeakLabelProblem(features=X, labelset=labelset, costs=1.0)
+    np.testing.assert_array_equal(_relabel(hinge, scores), b1)

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from .formulations import Hinge
 from .rounding import POLISH_TOL, supervised_scores
 from .result import SolveResult
 
@@ -36,16 +37,17 @@ def relabel_scores(scores, costs):
 def _relabel(problem, scores):
     """The best labeling in B for fixed scores: the label set's own ``relabel`` (bags), or
     ``argmax_b Σ b_i δ_i`` with ``δ_i = ℓ_i(−f_i) − ℓ_i(f_i)`` from the formulation's loss (the
-    unit-cost hinge's for a formulation that declares none: then a heuristic step, which the
-    loop accepts only when ``J`` decreases)."""
+    hinge's in closed form, :func:`relabel_scores`; the unit-cost hinge's for a formulation that
+    declares no loss: then a heuristic step, which the loop accepts only when ``J`` decreases)."""
     labelset = problem.labelset
     costs = problem.costs if problem.fast else np.ones(len(scores))
     if hasattr(labelset, "relabel"):
         return labelset.relabel(scores, costs)
-    loss_pos = problem.formulation.loss(scores) if problem.fast else None
-    if loss_pos is None or problem.shift is None:
+    formulation = problem.formulation
+    loss_pos = None if isinstance(formulation, Hinge) else formulation.loss(scores)
+    if loss_pos is None:
         return labelset.argmax(relabel_scores(scores, costs))
-    return labelset.argmax(problem.formulation.loss(-scores) - loss_pos)
+    return labelset.argmax(formulation.loss(-scores) - loss_pos)
 
 
 def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0,
