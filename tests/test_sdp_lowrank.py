@@ -214,8 +214,8 @@ def test_errors():
         L.solve_sdp_lowrank(problem, max_iter=0)
     with pytest.raises(ValueError, match="`time_limit` must be"):
         L.solve_sdp_lowrank(problem, time_limit=-1)
-    with pytest.raises(ValueError, match="`stabilize` must be"):
-        L.solve_sdp_lowrank(problem, stabilize=1.0)
+    with pytest.raises(ValueError, match="`primal_steps` must be a positive integer"):
+        L.solve_sdp_lowrank(problem, primal_steps=0)
     with pytest.raises(ValueError, match="`polish` must be"):
         L.solve_sdp_lowrank(problem, polish=-3)
     custom = wc.labelsets.Enumerated([np.ones(12), -np.ones(12)])

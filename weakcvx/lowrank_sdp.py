@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 
 from .result import SolveResult
 from .rounding import round_scores
-from .svm import solve_box_qp
+from .svm import GRAM_LIMIT, solve_box_qp
 
 __all__ = ["inner_sdp", "certify", "solve_sdp_lowrank", "InnerSolution", "Certificate",
            "DENSE_EIGEN_LIMIT"]
@@ -572,57 +572,6 @@ def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
                        lambda_min=lam, residual=residual, eigen=kind, inner=inner,
                        alpha=alpha, dropped_ranges=len(lift.ranges))
 
-
-# ---------------------------------------------------------------------------------------------
-# The master over a working set of feasible low-rank M_i (MKLGL, WellSVM §4.1.2)
-# ---------------------------------------------------------------------------------------------
-def _compress(V, rel=1e-6):
-    """A thinner factor with the same ``VVᵀ`` up to the singular values below ``rel·σ₁``
-    (an SDP optimum of the oracle is usually of rank 2–5, far below ``k``)."""
-    U, s, _ = np.linalg.svd(V, full_matrices=False)
-    keep = s > rel * s[0]
-    return U[:, keep] * s[keep]
-
-
-def _master(problem, members, mu0, alpha0, tol, max_alternations):
-    r"""``min_{μ∈Δ} max_{α∈A} 1ᵀα − ½αᵀ(K ∘ Σ_i μ_i W_iW_iᵀ)α`` by MKLGL.
-
-    ``K ∘ WWᵀ = Σ_l diag(w_l) K diag(w_l)``: member ``i`` enters the box-QP engine as its
-    ``k_i`` columns, each a real "sign vector" with the weight ``μ_i``. The μ-step is
-    ``μ_i ∝ μ_i αᵀ(K∘M_i)α`` (:func:`weakcvx.mkl.master_mklgl`, step 1). Returns
-    ``(alpha, mu, upper, lower, quadratics, alternations)``: ``upper`` is the SVM primal value
-    of the current ``Σμ_iM_i`` (an upper bound of the saddle value, hence of ``V_sdp`` when
-    the ``M_i`` are feasible), ``lower = 1ᵀα − ½ max_i αᵀ(K∘M_i)α``.
-    """
-    n = problem.n_samples
-    widths = np.array([W.shape[1] for W in members])
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
-    signs = np.ascontiguousarray(np.hstack(members).T)
-    rows = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), signs.shape))
-    mu = np.maximum(np.asarray(mu0, dtype=float), 1e-3 / len(members))
-    mu /= mu.sum()
-    alpha, best, products = alpha0, None, None
-    inner_tol = max(1e-8, min(1e-3, tol))
-    for k in range(1, max_alternations + 1):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # any α in A is usable
-            sol = solve_box_qp(problem.box_factor, rows, signs, problem.costs,
-                               mu=np.repeat(mu, widths), alpha0=alpha, tol=inner_tol,
-                               max_epochs=2000, gram=problem.gram, label_products=products)
-        products = sol.label_products if hasattr(sol, "label_products") else None
-        alpha = sol.alpha
-        q = np.add.reduceat(sol.quadratics, starts)
-        upper, lower = float(sol.primal_value), float(alpha.sum() - 0.5 * q.max())
-        if best is None or upper < best[2]:
-            best = [alpha.copy(), mu.copy(), upper, lower, q]
-        best[3] = max(best[3], lower)
-        if upper - best[3] <= tol * max(1.0, abs(upper)) or len(members) == 1:
-            break
-        mu = mu * np.maximum(q, 0.0)
-        mu /= mu.sum()
-    return (*best, k)
-
-
 # ---------------------------------------------------------------------------------------------
 # Polish of the certificate: the SDP's dual function in (α, y), smoothed λ_min, L-BFGS-B
 # ---------------------------------------------------------------------------------------------
@@ -631,15 +580,18 @@ class _Deadline(Exception):
 
 
 def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4),
-            deadline=None):
+            deadline=None, eigen_count=None):
     r"""Raise the certified value by maximising the dual function jointly in ``(α, y)``.
 
     ``LB(α, y) = 1ᵀα − ½(Σy − dim·λ_min(S(α, y)))`` is jointly concave and equals ``V_sdp`` at
     a dual optimum; ``λ_min`` is replaced by the soft minimum ``−τ log Σ exp(−λ_i/τ) ≤ λ_min``
-    (so every smoothed value is a valid bound too) and maximised by L-BFGS-B over
-    ``α ∈ [0, c]``, as :class:`weakcvx.sdp._Certificate` does for the CVXPY model. Dense
-    eigendecompositions: for ``dim ≤ POLISH_LIMIT`` only. Returns ``(alpha, y)``; the caller
-    certifies the result exactly.
+    and maximised by L-BFGS-B over ``α ∈ [0, c]``, as :class:`weakcvx.sdp._Certificate` does
+    for the CVXPY model. With ``eigen_count`` only that many of the smallest eigenpairs enter
+    the soft minimum (a partial ``eigh``: ~4x cheaper at dim 1000), which drops terms far
+    above ``λ_min`` at the low temperatures that matter; the smoothed values are then
+    estimates, and the caller certifies the result exactly. Dense eigendecompositions: for
+    ``dim ≤ POLISH_LIMIT`` only. Returns ``(alpha, y, V)`` with ``V`` a feasible factor
+    recovered from the dual point (:func:`_recover`).
     """
     import scipy.optimize
 
@@ -662,7 +614,11 @@ def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4
         A[np.diag_indices_from(A)] += yy
         S = _apply_qt(lift.reflectors, _apply_qt(lift.reflectors, A).T)[q:, q:]
         S = 0.5 * (S + S.T)
-        lam, U = np.linalg.eigh(S)
+        if eigen_count is not None and S.shape[0] > 2 * eigen_count:
+            lam, U = scipy.linalg.eigh(S, subset_by_index=[0, eigen_count - 1],
+                                       check_finite=False)
+        else:
+            lam, U = np.linalg.eigh(S)
         z = np.exp(-(lam - lam[0]) / tau)
         soft = lam[0] - tau * np.log(z.sum())
         w = z / z.sum()
@@ -708,11 +664,124 @@ def _recover(lift, Nb, G, K, alpha, y, width=None):
     w = np.exp(-(lam - lam[0]) / (1e-3 * spread))
     return lift.project(Nb @ (U * np.sqrt(w)))
 
+# ---------------------------------------------------------------------------------------------
+# The primal side: the SVM dual value g(M) of a feasible M = E VVᵀ Eᵀ, descended in V
+# ---------------------------------------------------------------------------------------------
+class _PrimalDescent:
+    r"""``min_V g(E VVᵀ Eᵀ)`` over factors with unit rows, by L-BFGS on ``V = U / ‖U‖_rows``.
+
+    ``g(M) = max_{α ∈ A} 1ᵀα − ½αᵀ(K ∘ M)α`` is convex in ``M`` and, since ``K ∘ M ≻ 0``
+    for ``K ≻ 0`` and ``diag M = 1`` (Schur), differentiable with ``∇_M g = −½ H_{α(M)}``
+    (Danskin), so ``∇_V g = −H̃_α V``: one box-QP solve (warm-started) per evaluation gives
+    value and gradient. The pinned sums ``N₀ᵀV = 0`` enter as the penalty
+    ``(ρ/2)‖N₀ᵀV‖²`` (ρ = 10·Σα_i²K_ii ≈ 10·tr H̃ at the current ``α``, as in
+    :func:`inner_sdp`); every
+    upper bound is taken at the factor projected back onto them (:meth:`evaluate`).
+    Burer–Monteiro with ``k > √(2·dim)`` columns: no spurious local minimum for almost every
+    cost (the rank argument of :func:`default_rank`).
+    """
+
+    def __init__(self, problem, lift, rank, random_state):
+        self.problem, self.lift = problem, lift
+        rng = check_random_state(random_state)
+        self.U = lift.project(rng.standard_normal((lift.dim, rank)))
+        self.alpha = None
+        self.upper, self.V_best, self.evaluations = np.inf, None, 0
+        R = problem.box_factor
+        self.kernel_diagonal = np.diag(problem.gram).copy() if problem.gram is not None else \
+            np.asarray(R.multiply(R).sum(axis=1)).ravel() if scipy.sparse.issparse(R) else \
+            np.einsum("ij,ij->i", R, R)
+
+    def _solve(self, V, tol):
+        """The box QP of the kernel ``K ∘ WWᵀ``, ``W = E V``: formed (``O(n²k)``, one GEMM)
+        when the kernel matrix is at hand, else the columns of ``W`` enter the engine as real
+        "sign vectors" of weight one (``K ∘ WWᵀ = Σ_l diag(w_l) K diag(w_l)``)."""
+        problem = self.problem
+        W = self.lift.expand(V)
+        n, k = W.shape
+        alpha0 = None if self.alpha is None else np.clip(self.alpha, 0.0, problem.costs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # any α in A is usable
+            if problem.gram is not None and n <= GRAM_LIMIT:
+                return solve_box_qp(None, np.arange(n, dtype=np.int64), np.ones(n),
+                                    problem.costs, alpha0=alpha0, tol=tol, max_epochs=20000,
+                                    gram=problem.gram * (W @ W.T))
+            rows = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), (k, n)))
+            return solve_box_qp(problem.box_factor, rows, np.ascontiguousarray(W.T),
+                                problem.costs, alpha0=alpha0, tol=tol, max_epochs=20000,
+                                gram=problem.gram)
+
+    def _HV(self, alpha, V):
+        """``H̃_α V = Eᵀ diag(α) K diag(α) E V`` by two products with ``K`` (or its factor)."""
+        problem = self.problem
+        AW = alpha[:, None] * self.lift.expand(V)
+        if problem.gram is not None:
+            KAW = problem.gram @ AW
+        else:
+            R = problem.box_factor
+            KAW = np.asarray(R @ np.asarray(R.T @ AW))
+        return self.lift.lift_rows(alpha[:, None] * KAW)
+
+    def _value_and_gradient(self, x):
+        lift = self.lift
+        U = x.reshape(self.U.shape)
+        norms = np.maximum(np.linalg.norm(U, axis=1, keepdims=True), 1e-300)
+        V = U / norms
+        sol = self._solve(V, PRIMAL_QP_TOL)
+        self.alpha = sol.alpha
+        self.evaluations += 1
+        HV = self._HV(sol.alpha, V)
+        value = float(sol.alpha.sum() - 0.5 * np.sum(V * HV))
+        grad = -HV
+        if lift.null.shape[1]:
+            rho = 10.0 * max(float(np.sum(sol.alpha ** 2 * self.kernel_diagonal)), 1e-12)
+            P = lift.null.T @ V
+            value += 0.5 * rho * float(np.sum(P * P))
+            grad = grad + rho * (lift.null @ P)
+        grad = (grad - np.sum(grad * V, axis=1, keepdims=True) * V) / norms
+        return value, grad.ravel()
+
+    def run(self, steps, deadline=None):
+        """``steps`` L-BFGS iterations from the current factor (stopped at ``deadline``)."""
+        import scipy.optimize
+
+        if self.alpha is None:
+            self.alpha = self._solve(self.U, PRIMAL_QP_TOL).alpha
+        last = [self.U.ravel().copy()]
+
+        def callback(x):
+            last[0] = x.copy()
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _Deadline
+
+        try:
+            res = scipy.optimize.minimize(self._value_and_gradient, self.U.ravel(),
+                                          jac=True, method="L-BFGS-B", callback=callback,
+                                          options={"maxiter": steps, "maxcor": 20, "ftol": 0.0,
+                                                   "gtol": 0.0})
+            last[0] = res.x
+        except _Deadline:
+            pass
+        self.U = last[0].reshape(self.U.shape)
+        return self.evaluate(self.U)
+
+    def evaluate(self, V):
+        """``g`` at ``V`` projected onto the feasible set: an upper bound of ``V_sdp`` (the
+        box-QP primal value, valid at any ``α``). Keeps the best."""
+        V = self.lift.project(np.array(V, dtype=float))
+        if self.lift.violation(V) > FEASIBILITY_TOL:
+            return np.inf
+        sol = self._solve(V, 1e-8)
+        upper = float(sol.primal_value)
+        if upper < self.upper:
+            self.upper, self.V_best = upper, V
+        return upper
+
 
 # ---------------------------------------------------------------------------------------------
-# Label generation with the SDP's oracle
+# The solver: primal descent and dual polish, alternated until their values meet
 # ---------------------------------------------------------------------------------------------
-def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, stabilize,
+def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, primal_steps,
                            polish):
     from .problem import WeakLabelProblem
 
@@ -722,15 +791,13 @@ def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit,
             or not 0 < tol < 1:
         raise ValueError(f"`tol` must be a float in (0, 1). Got {tol!r} instead.")
     for name, value, allow_none in (("max_iter", max_iter, False), ("rank", rank, True),
-                                    ("max_sweeps", max_sweeps, False)):
+                                    ("max_sweeps", max_sweeps, False),
+                                    ("primal_steps", primal_steps, False)):
         if value is None and allow_none:
             continue
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
                 or value < 1:
             raise ValueError(f"`{name}` must be a positive integer. Got {value!r} instead.")
-    if isinstance(stabilize, bool) or not isinstance(stabilize, (int, float, np.floating)) \
-            or not 0 <= stabilize < 1:
-        raise ValueError(f"`stabilize` must be a number in [0, 1). Got {stabilize!r} instead.")
     if polish is not None and (isinstance(polish, (bool, np.bool_)) or not isinstance(
             polish, (int, np.integer)) or polish < 0):
         raise ValueError(f"`polish` must be a non-negative integer or None. Got {polish!r} "
@@ -739,18 +806,6 @@ def _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit,
             time_limit, (int, float, np.floating)) or not time_limit > 0):
         raise ValueError(f"`time_limit` must be a positive number or None. Got {time_limit!r} "
                          "instead.")
-
-
-def _first_member(problem, lift, random_state):
-    """A feasible rank-one start: the label set's rounding of the supervised SVM's scores
-    (SSL), else a random element of ``B``."""
-    from .rounding import supervised_scores
-
-    scores = supervised_scores(problem)
-    labelset = problem.labelset
-    b0 = labelset.initial(random_state=random_state) if scores is None \
-        else labelset.argmax(scores)
-    return lift.expand(lift.lift_labels(b0)[:, None])
 
 
 def _round(problem, lift, V):
@@ -767,69 +822,69 @@ def _round(problem, lift, V):
     return round_scores(problem, v, candidates=[problem.labelset.argmax(-v)])
 
 
-def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
-                      master_alternations=200, time_limit=600.0, eigen="auto", verbose=0,
-                      random_state=0, stabilize=0.5, polish=None):
-    r"""The SDP relaxation at scale, with a certified value (docs/design.rst §3.10).
+def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=300,
+                      max_sweeps=300, polish=None, time_limit=600.0, eigen="auto", verbose=0,
+                      random_state=0):
+    r"""The SDP relaxation at scale, with a certified value (docs/methods/lowrank_sdp.rst).
 
-    Label generation with the SDP's oracle, plus a polish of the dual point (see the Notes of
-    ``docs/methods/lowrank_sdp.rst``): a working set of feasible ``M_i = E V_iV_iᵀ Eᵀ``,
+    By minimax the SDP value is reached from both sides,
 
     .. math::
 
-        U = \min_{\mu \in \Delta} \max_{\alpha \in A} G\big(\alpha, \textstyle\sum_i \mu_i M_i\big)
-        \;\ge\; V_{\mathrm{sdp}} \;\ge\; f(\alpha) - \tfrac12 \varphi^{\uparrow}(H_\alpha),
+        \min_{M \in \mathcal M} g(M) \;=\; V_{\mathrm{sdp}} \;=\;
+        \max_{\alpha \in A,\, y} 1^\top\alpha - \tfrac12\big(\textstyle\sum_i y_i
+            - \dim\cdot\lambda_{\min}(S(\alpha, y))\big),
 
-    the master (MKLGL over the label kernels ``K∘M_i``) gives ``α`` and the upper value
-    ``U``; the mixing method at that ``α`` (:func:`inner_sdp`) gives the ``M`` that ``α`` likes
-    least, a new member; its certificate (:func:`certify`) gives the lower value. Both values
-    bound ``V_sdp`` at every round, so the gap is honest whenever the run stops. (Best-response
-    alternation of ``α`` and ``M`` cycles; a proximal ascent judged on unconverged ``φ``
-    oscillates: §3.10.)
+    with ``g(M) = max_α 1ᵀα − ½αᵀ(K∘M)α`` (the SVM of the kernel ``K ∘ M``) and ``S`` the
+    matrix of :func:`certify`. Each round alternates
+
+    1. the **primal descent** (:class:`_PrimalDescent`): ``primal_steps`` L-BFGS iterations
+       on the Burer–Monteiro factor of ``M`` (unit rows, ``k`` columns), each one box-QP
+       solve; ``g`` at the projected factor is the upper value;
+    2. the **dual polish** (:func:`_polish`): from ``α(M)`` and the mixing method's ``y`` at
+       it (:func:`inner_sdp`), L-BFGS-B on the smoothed dual function; its point certified
+       exactly (:func:`certify`'s eigenvalue bound) is the lower value, and the factor
+       recovered from it is offered to the primal side.
+
+    Both values bound ``V_sdp`` whenever the run stops, so the gap is honest.
 
     Parameters
     ----------
     problem : WeakLabelProblem
-        Label set described by counts (SemiSupervised, Clustering, Proportions); hinge loss.
+        Label set described by counts (SemiSupervised, Clustering, Proportions), a
+        formulation with a box fast path (Hinge, SquaredHinge).
     tol : float, default=1e-3
-        Stop when ``U − value ≤ tol·max(1, |U|)``. The 1e-3 of the issue's agreement target.
-    max_iter : int, default=50
-        Rounds (oracle calls).
+        Stop when ``upper − value ≤ tol·max(1, |upper|)``. The 1e-3 of the agreement with the
+        CVXPY model that the tests check.
+    max_iter : int, default=20
+        Rounds.
     rank : int, optional
-        Columns ``k`` of the mixing method's factor; default ``⌈√(2·dim)⌉ + 1``.
-    max_sweeps : int, default=200
-        Mixing sweeps per oracle call (warm-started from the previous round).
-    master_alternations : int, default=200
-        MKLGL alternations per master solve (its own tolerance is ``tol / 10``). Measured at
-        n = 60 after 10 rounds: 50 alternations leave the master value at 4.0073, 1000 at
-        3.9939 (SDP 3.9814): the master's μ converges slowly and bounds the primal side.
+        Columns ``k`` of the factor; default ``⌈√(2·dim)⌉ + 1`` (:func:`default_rank`).
+    primal_steps : int, default=300
+        L-BFGS iterations of the primal descent per round.
+    max_sweeps : int, default=300
+        Mixing sweeps for the dual start at ``α(M)`` (warm-started from the primal factor).
+    polish : int, optional
+        Evaluations of the dual function per round; default 600 when ``dim ≤ POLISH_LIMIT``,
+        else 0 (the certificate is then the mixing method's at ``α(M)``).
     time_limit : float or None, default=600.0
-        Seconds; the run stops after the round that passes it (status ``"time_limit"``), and
-        the polish stops at it. 600 s is the issue's budget at n = 5000; at n = 1000 one round
-        with the polish takes about a minute on one thread (``weakcvx bench sdp-lowrank``).
+        Seconds; the primal descent and the polish stop at it, the run after that round
+        (status ``"time_limit"``).
     eigen : {"auto", "dense", "lanczos"}
         How the certificate computes ``λ_min`` (see :func:`certify`).
     verbose : int
     random_state : int, RandomState or None
-    stabilize : float in [0, 1), default=0.5
-        The oracle is asked at ``stabilize·α_best + (1 − stabilize)·α_master`` (in-out
-        stabilisation, Wentges 1997). Measured at n = 60: 0 (plain Kelley) certified 3.63
-        after 50 rounds, 0.5 certified 3.92 after 100, 0.8 and 0.9 no better (SDP 3.9814).
-    polish : int, optional
-        Evaluations of the dual polish in the first round (a third in later ones); default 600
-        when ``dim ≤ POLISH_LIMIT``, else 0. Measured at n = 60: 1000 evaluations from
-        ``α = 0`` certify 3.9657, from a stabilised point 3.98112 (SDP 3.98139).
+        Seeds the starting factor.
 
     Returns
     -------
     SolveResult
         ``method="sdp"``, ``value``: the best certified lower bound (``certified=True``);
-        ``labels``: a rounding of the leading eigenvector of the oracle's ``M`` (feasible);
-        ``upper_bound = J(labels)``; ``extra``: ``solver="lowrank"``, ``primal_value`` (the
-        smallest master value ``U``), ``gap = U − value``, ``relative_gap``,
-        ``certificate_alpha``, ``rank``, ``n_members``, ``dropped_ranges`` (range groups the
-        lifted model leaves out, see :class:`_Lift`), ``max_violation`` (pinned sums of the
-        members).
+        ``labels``: a rounding of the leading eigenvector of the best primal ``M``
+        (feasible); ``upper_bound = J(labels)``; ``extra``: ``solver="lowrank"``,
+        ``primal_value`` (the smallest ``g(M)``, an upper bound of the SDP), ``gap``,
+        ``relative_gap``, ``certificate_alpha``, ``rank``, ``dropped_ranges`` (range groups the
+        lifted model leaves out, see :class:`_Lift`), ``primal_evaluations``.
 
     Warns
     -----
@@ -855,7 +910,7 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
         raise ValueError(f"The low-rank SDP needs a formulation with a box fast path; "
                          f"{problem.formulation!r} has none: use weakcvx.sdp.sdp_cutting_plane "
                          "(small problems).")
-    _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, stabilize,
+    _check_solve_arguments(problem, tol, max_iter, rank, max_sweeps, time_limit, primal_steps,
                            polish)
     lift = _Lift(problem.labelset)
     if lift.ranges:
@@ -866,137 +921,89 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=50, rank=None, max_sweeps=200,
                       UserWarning, stacklevel=2)
     if polish is None:
         polish = 600 if lift.dim <= POLISH_LIMIT else 0
-    state = _Rounds(problem, lift, rank, max_sweeps, eigen, random_state)
-    if time_limit is not None:
-        state.deadline = start + time_limit
-    status = "max_iter"
+    deadline = None if time_limit is None else start + time_limit
+    state = _Rounds(problem, lift, rank or default_rank(lift.dim), max_sweeps, eigen,
+                    random_state, deadline)
+    status, history = "max_iter", []
     for it in range(1, max_iter + 1):
-        state.round(tol, master_alternations, stabilize, polish if it == 1 else polish // 3)
-        gap = state.upper - state.best.value
-        state.history.append({"iteration": it, "value": state.best.value,
-                              "primal_value": state.upper, "gap": gap,
-                              "members": len(state.members),
-                              "seconds": time.perf_counter() - start})
+        state.round(primal_steps, polish)
+        gap = state.primal.upper - state.best.value
+        history.append({"iteration": it, "value": state.best.value,
+                        "primal_value": state.primal.upper, "gap": gap,
+                        "seconds": time.perf_counter() - start})
         if verbose:
-            logger.info("sdp lowrank %d: primal %.6g, certified %.6g, gap %.3g, |C|=%d", it,
-                        state.upper, state.best.value, gap, len(state.members))
-        if gap <= tol * max(1.0, abs(state.upper)):
+            logger.info("sdp lowrank %d: primal %.6g, certified %.6g, gap %.3g", it,
+                        state.primal.upper, state.best.value, gap)
+        if gap <= tol * max(1.0, abs(state.primal.upper)):
             status = "converged"
             break
-        if time_limit is not None and time.perf_counter() - start > time_limit:
+        if deadline is not None and time.perf_counter() > deadline:
             status = "time_limit"
             break
-        state.grow()
-    return _result(problem, lift, state, status, tol, start)
+    return _result(problem, lift, state, history, status, tol, start)
+
+
+#: Projected-gradient tolerance of the box QP inside the primal descent (its gradient is exact
+#: only at the QP's optimum; the final upper bound is always re-solved at 1e-8).
+PRIMAL_QP_TOL = 1e-6
+
+#: Eigenpairs in the polish's soft minimum above ``2 ×`` this dimension (a partial ``eigh``).
+POLISH_EIGEN_COUNT = 16
 
 
 class _Rounds:
-    """The state of :func:`solve_sdp_lowrank`: working set, best certificate, primal value."""
+    """The state of :func:`solve_sdp_lowrank`: the primal descent and the best certificate."""
 
-    def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state):
-        self.problem, self.lift, self.rank = problem, lift, rank
+    def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state, deadline):
+        self.problem, self.lift, self.deadline = problem, lift, deadline
         self.max_sweeps, self.eigen, self.random_state = max_sweeps, eigen, random_state
-        self.members = [_first_member(problem, lift, random_state)]
-        self.mu = np.ones(1)
-        self.alpha = self.V = self.multipliers = self.best = None
-        self.upper, self.history, self.new = np.inf, [], []
-        self.max_violation = 0.0
-        self.deadline = None
-        # ψ(0) = f(0) − ½φ(0) = 0 is certified for the hinge: the floor of every run (at
-        # n = 5000 without the polish the oracle's certificates stayed far below it)
+        self.primal = _PrimalDescent(problem, lift, rank, random_state)
+        self.multipliers = None
+        # ψ(0) = f(0) − ½φ(0) = 0 is certified for the hinge: the floor of every run
         zero_y = np.zeros(lift.dim)
         self.best = Certificate(value=0.0, phi_upper=0.0, phi_lower=0.0, lambda_min=0.0,
                                 residual=0.0, eigen="exact", alpha=np.zeros(problem.n_samples),
                                 inner=InnerSolution(None, 0.0, zero_y, 0, 0.0, None),
                                 dropped_ranges=len(lift.ranges))
 
-    def _certify(self, alpha, y=None):
-        """The mixing method at ``α`` (warm), its certificate, and the one of a given ``y``."""
+    def _certify(self, alpha, V0=None, y=None):
+        """The mixing method at ``α`` (warm from ``V0``) and its certificate, or the
+        certificate of a given dual point ``y`` (``V0`` then only gives ``phi_lower``); keeps
+        the best."""
         problem, lift = self.problem, self.lift
         H = _LiftedH(problem, lift, alpha)
-        inner = inner_sdp(problem, alpha, V0=self.V, rank=self.rank, max_sweeps=self.max_sweeps,
-                          multipliers=self.multipliers, random_state=self.random_state,
-                          _lift=lift, _H=H)
-        self.V, self.multipliers = inner.V, inner.multipliers
-        self.max_violation = max(self.max_violation, inner.violation)
+        if y is None:
+            inner = inner_sdp(problem, alpha, V0=V0, rank=self.primal.U.shape[1],
+                              max_sweeps=self.max_sweeps, multipliers=self.multipliers,
+                              random_state=self.random_state, _lift=lift, _H=H)
+            self.multipliers = inner.multipliers
+        else:
+            inner = InnerSolution(V0, _objective(H, V0), y, 0, lift.violation(V0), None)
         cert = _certificate(problem, lift, H, alpha, inner, self.eigen, self.random_state)
-        if y is not None:  # the polished dual point itself
-            other = InnerSolution(inner.V, inner.value, y, inner.sweeps, inner.violation,
-                                  inner.multipliers)
-            cert2 = _certificate(problem, lift, H, alpha, other, self.eigen, self.random_state)
-            cert = max(cert, cert2, key=lambda c: c.value)
-        if self.best is None or cert.value > self.best.value:
+        if cert.value > self.best.value:
             self.best = cert
-        if self._feasible(inner.V):
-            self.new.append(lift.expand(_compress(inner.V)))
         return cert
 
-    def _primal(self, V):
-        """``g(M)`` at a feasible factor: the box-QP primal value, an upper bound of V_sdp."""
-        W = self.lift.expand(V)
-        n, k = W.shape
-        rows = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), (k, n)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            sol = solve_box_qp(self.problem.box_factor, rows, np.ascontiguousarray(W.T),
-                               self.problem.costs, tol=1e-8, max_epochs=5000,
-                               gram=self.problem.gram)
-        self.upper = min(self.upper, float(sol.primal_value))
-        self.new.append(self.lift.expand(_compress(V)))
-
-    def _feasible(self, V):
-        """Whether a factor may join the working set (its M must be feasible for the master
-        value to bound V_sdp from above)."""
-        violation = self.lift.violation(V)
-        self.max_violation = max(self.max_violation, violation)
-        return violation <= FEASIBILITY_TOL
-
-    def round(self, tol, master_alternations, stabilize, polish, spread=4):
-        """Master, then the oracle at a stabilised α (Wentges 1997: between the best
-        certified α and the master's; ψ is concave, so the certificate there is at least the
-        mix of the two), then the polish of the best dual point and its primal recovery."""
-        alpha, mu, upper, _, _, _ = _master(self.problem, self.members, self.mu, self.alpha,
-                                            tol / 10, master_alternations)
-        self.alpha, self.mu, self.upper = alpha, mu, min(self.upper, upper)
-        query = alpha if self.best.inner.V is None else \
-            stabilize * self.best.alpha + (1 - stabilize) * alpha
-        self._certify(query)
-        if polish:
-            # ψ(0) = 0 is certified; an oracle certificate below it is a worse start (measured:
-            # two moons SSL n = 200, the first master's α certifies −11431)
-            start_alpha, start_y = self.best.alpha, self.best.inner.y
-            a, y, V_rec = _polish(self.problem, self.lift, start_alpha, start_y, polish,
-                                  deadline=self.deadline)
-            self._certify(a, y)
-            if self._feasible(V_rec):
-                self._primal(V_rec)
-            self._face(a, spread)
-
-    def _face(self, alpha, count):
-        """More elements of the oracle's optimal face at ``α``: mixing runs from random
-        starts. Near the saddle the master's mix of them is the primal solution (the face is
-        rarely a single point: the optimum of ``⟨H_α, M⟩`` has rank above one)."""
-        problem, lift = self.problem, self.lift
-        H = _LiftedH(problem, lift, alpha)
-        rng = check_random_state(self.random_state)
-        for _ in range(count):
-            inner = inner_sdp(problem, alpha, rank=self.rank, max_sweeps=self.max_sweeps,
-                              random_state=rng, _lift=lift, _H=H)
-            if self._feasible(inner.V):
-                self.new.append(lift.expand(_compress(inner.V)))
-
-    def grow(self):
-        """Add this round's factors to the working set; drop members the master no longer
-        weighs."""
-        keep = [i for i in range(len(self.members)) if self.mu[i] > 1e-8 * self.mu.max()]
-        self.members = [self.members[i] for i in keep] + self.new
-        self.mu = np.append(self.mu[keep], np.zeros(len(self.new)))
-        self.new = []
+    def round(self, primal_steps, polish):
+        primal = self.primal
+        primal.run(primal_steps, self.deadline)
+        V = primal.lift.project(primal.U / np.linalg.norm(primal.U, axis=1, keepdims=True))
+        self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=V)
+        if polish and (self.deadline is None or time.perf_counter() < self.deadline):
+            best = self.best
+            y0 = best.inner.y
+            alpha, y, V_rec = _polish(self.problem, self.lift, best.alpha, y0, polish,
+                                      deadline=self.deadline, eigen_count=POLISH_EIGEN_COUNT)
+            self._certify(alpha, V0=V_rec, y=y)
+            before = primal.upper
+            if primal.evaluate(V_rec) < before:  # the dual's primal is better: descend from it
+                primal.U = primal.V_best.copy()
 
 
-def _result(problem, lift, state, status, tol, start):
-    best, upper = state.best, state.upper
-    labels, J, alpha_labels = _round(problem, lift, state.V)
+def _result(problem, lift, state, history, status, tol, start):
+    best, upper = state.best, state.primal.upper
+    V = state.primal.V_best if state.primal.V_best is not None else state.primal.U
+    labels, J, alpha_labels = _round(problem, lift, V)
     gap = upper - best.value
     relative = gap / max(1.0, abs(upper))
     if status != "converged":
@@ -1005,12 +1012,12 @@ def _result(problem, lift, state, status, tol, start):
                       ConvergenceWarning, stacklevel=3)
     return SolveResult(
         method="sdp", value=best.value, labels=labels, upper_bound=J, certified=True,
-        status=status, n_iter=len(state.history), seconds=time.perf_counter() - start,
-        history=state.history,
-        message=(f"low-rank SDP {status} after {len(state.history)} rounds: certified "
+        status=status, n_iter=len(history), seconds=time.perf_counter() - start,
+        history=history,
+        message=(f"low-rank SDP {status} after {len(history)} rounds: certified "
                  f"{best.value:.6g}, primal {upper:.6g}, gap {gap:.3g}"),
         alpha=alpha_labels, mu=np.ones(1), working_set=[labels.copy()],
         extra={"solver": "lowrank", "primal_value": upper, "gap": gap, "relative_gap": relative,
-               "certificate_alpha": best.alpha, "certificate": best, "rank": state.V.shape[1],
-               "n_members": len(state.members), "dropped_ranges": len(lift.ranges),
-               "max_violation": state.max_violation, "eigen": best.eigen})
+               "certificate_alpha": best.alpha, "certificate": best, "rank": V.shape[1],
+               "dropped_ranges": len(lift.ranges), "eigen": best.eigen,
+               "primal_evaluations": state.primal.evaluations})
