@@ -109,6 +109,53 @@ def test_factor_path_matches_gram_path():
     assert a.value == pytest.approx(b.value, rel=1e-5)
 
 
+# -- the primal descent ------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["ssl", "proportions"])
+def test_primal_gradient_is_danskins(kind):
+    """The descent's gradient −H̃_{α(M)}V (Danskin) plus the penalty's, through the row
+    normalisation, against central differences of g(VVᵀ) (each an independent box-QP solve to
+    1e-12); ρ follows α between evaluations and is held at its value here."""
+    problem = _moons(16, kind)
+    lift = L._Lift(problem.labelset)
+    primal = L._PrimalDescent(problem, lift, L.default_rank(lift.dim), random_state=0)
+    rng = np.random.default_rng(1)
+    U = rng.standard_normal(primal.U.shape)
+    _, grad = primal._value_and_gradient(U.ravel())
+
+    primal.alpha = None
+    rho = 10.0 * float(np.sum(primal._solve(U / np.linalg.norm(U, axis=1, keepdims=True),
+                                            1e-12).alpha ** 2 * primal.kernel_diagonal))
+
+    def g(x):  # the SVM dual value of K ∘ M at the normalised factor, penalty at fixed ρ
+        V = x.reshape(U.shape) / np.linalg.norm(x.reshape(U.shape), axis=1, keepdims=True)
+        primal.alpha = None
+        sol = primal._solve(V, 1e-12)
+        P = lift.null.T @ V
+        return float(sol.dual_value) + 0.5 * rho * float(np.sum(P * P))
+
+    D = rng.standard_normal(U.shape)
+    h = 1e-5
+    fd = (g(U.ravel() + h * D.ravel()) - g(U.ravel() - h * D.ravel())) / (2 * h)
+    assert np.dot(grad, D.ravel()) == pytest.approx(fd, rel=2e-3, abs=1e-6)
+
+
+def test_primal_upper_bound_is_valid_on_both_kernel_paths():
+    """g at any feasible factor bounds the SDP from above: against CVXPY's value, through the
+    Gram matrix and through the kernel factor (the same number)."""
+    values = []
+    for rank in (None, 20):
+        problem = wc.WeakLabelProblem(_moons(20, "ssl").kernel_matrix(),
+                                      _moons(20, "ssl").labelset, costs=1.0, rank=rank)
+        lift = L._Lift(problem.labelset)
+        primal = L._PrimalDescent(problem, lift, L.default_rank(lift.dim), random_state=0)
+        values.append(primal.run(30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = solve_sdp(_moons(20, "ssl"), solver_options=TIGHT_SCS, polish=2000)
+    assert values[0] == pytest.approx(values[1], rel=1e-3)
+    assert min(values) >= ref.value - VALID_RTOL * max(1.0, abs(ref.value))
+
+
 # -- the solver against the CVXPY model -------------------------------------------------------------
 def _agree(problem):
     with warnings.catch_warnings():

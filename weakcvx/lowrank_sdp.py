@@ -16,9 +16,9 @@ with today's hinge ``f = 1ᵀα``, ``A = {0 ≤ α ≤ c}``. Three pieces:
   ``M = VVᵀ`` with unit rows, ``H_α`` applied through ``problem.gram`` or ``problem.factor``;
 - :func:`certify`: an upper bound of ``φ(H_α)`` from any dual point made feasible by an
   eigenvalue shift, hence ``f(α) − ½·bound ≤ V_sdp ≤ V_hull ≤ MIP`` for *any* ``α ∈ A``;
-- :func:`solve_sdp_lowrank`: label generation with the SDP's oracle (a working set of feasible
-  low-rank ``M_i``, the master ``max_α min_μ G(α, Σμ_i M_i)``, the mixing method at the
-  master's ``α``), stopped when the certificate meets the master value.
+- :func:`solve_sdp_lowrank`: both sides of ``min_M g(M) = V_sdp = max_α ψ(α)``: L-BFGS on
+  the Burer–Monteiro factor of ``M`` (``g`` = the SVM of ``K ∘ M``, an upper value), then
+  the dual polish from ``α(M)`` (a certified lower value), until the two meet.
 
 The label set enters through ``labelset.count_constraints()`` (fixed labels and groups with
 counts), lifted as in :class:`weakcvx.sdp._Face` (see :class:`_Lift`).

@@ -123,7 +123,7 @@ def bench_sdp(quick=False, time_limit=TIME_LIMIT):
                       f"{fmt('seconds', '.1f'):>8}{fmt('solver_seconds', '.1f'):>9}"
                       f"{fmt('value', '.5f'):>10}{fmt('solver_value', '.5f'):>11}"
                       f"{fmt('J_labels', '.4g'):>10}{fmt('n_iter', 'd'):>6}", flush=True)
-    from .lowrank_sdp import bench_sdp_lowrank
+    from .sdp_lowrank import bench_sdp_lowrank
 
     print("\nThe low-rank SDP with its certificate (weakcvx.lowrank_sdp; `bench sdp-lowrank`):")
     rows += [{**rec, "solver": "lowrank"} for rec in bench_sdp_lowrank(quick=quick)]

@@ -7,9 +7,11 @@ counts; a range of counts is dropped, see ``weakcvx.lowrank_sdp._Lift``). n = 20
 the exact kernel (``problem.gram``); n = 5000 a rank-200 pivoted-Cholesky factor, so memory
 stays O(n·(r + k)) in the solver (the kernel matrix is formed once to build the factor).
 
-Columns: ``seconds`` of the low-rank solve (its ``time_limit`` per size: 60 s at 1000, 600 s
-at 5000, the issue's targets), ``certified`` (its value, a lower bound of the SDP and the MIP),
-``primal`` (the smallest master value, an upper bound of the SDP), ``gap %`` (their relative
+Columns: ``seconds`` of the low-rank solve (its ``time_limit`` per size: 60 s at 200, 120 s at
+1000, 600 s at 5000), ``to 1%`` (seconds at the end of the first round whose certified gap is
+within 1%; the issue's targets are 60 s at 1000 and 600 s at 5000), ``certified`` (its value, a lower bound of the SDP and the MIP),
+``primal`` (the smallest ``g(M)``, the SVM value of ``K ∘ M`` at a feasible ``M``, an upper
+bound of the SDP), ``gap %`` (their relative
 difference), ``CVXPY`` (``weakcvx.sdp.solve_sdp`` with SCS at its defaults and its own
 certified polish, n = 200 only) and ``hull`` (label generation's master value, an estimate from
 above of the convex hull) with ``cert(hull α)`` (the SDP certificate at the hull's α).
@@ -22,7 +24,7 @@ import time
 import warnings
 
 SIZES = (200, 1000, 5000)
-TIME_LIMITS = {200: 60.0, 1000: 60.0, 5000: 600.0}
+TIME_LIMITS = {200: 60.0, 1000: 120.0, 5000: 600.0}
 
 
 def make_problem(kind, n, rank=None):
@@ -47,6 +49,9 @@ def _run(kind, n):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         res = solve_sdp_lowrank(problem, time_limit=TIME_LIMITS.get(n, 600.0), max_iter=1000)
+        within = [h["seconds"] for h in res.history
+                  if h["gap"] <= 0.01 * max(1.0, abs(h["primal_value"]))]
+        rec["seconds_to_1pct"] = within[0] if within else None
         rec.update(seconds=time.perf_counter() - start, certified=res.value,
                    primal=res.extra["primal_value"], gap=res.extra["relative_gap"],
                    status=res.status, rounds=res.n_iter, J=res.upper_bound)
@@ -66,7 +71,7 @@ def _percent(gap):
 def bench_sdp_lowrank(quick=False, sizes=None):
     """Run the table (quick: n = 200 only) and print it; returns its rows."""
     sizes = sizes or ((200,) if quick else SIZES)
-    header = (f"{'problem':<11}{'n':>5}{'seconds':>9}{'status':>12}{'rounds':>7}"
+    header = (f"{'problem':<11}{'n':>5}{'seconds':>9}{'to 1%':>7}{'status':>12}{'rounds':>7}"
               f"{'certified':>11}{'primal':>10}{'gap %':>8}{'CVXPY':>10}{'hull':>9}"
               f"{'cert(hull α)':>13}")
     print(header)
@@ -81,7 +86,8 @@ def bench_sdp_lowrank(quick=False, sizes=None):
                 value = rec.get(key)
                 return "—" if value is None else format(value, spec)
 
-            print(f"{kind:<11}{n:>5}{fmt('seconds', '.1f'):>9}{rec['status']:>12}"
+            print(f"{kind:<11}{n:>5}{fmt('seconds', '.1f'):>9}{fmt('seconds_to_1pct', '.0f'):>7}"
+                  f"{rec['status']:>12}"
                   f"{rec['rounds']:>7}{fmt('certified', '.5g'):>11}{fmt('primal', '.5g'):>10}"
                   f"{_percent(rec['gap']):>8}{fmt('cvxpy', '.5g'):>10}{fmt('hull', '.5g'):>9}"
                   f"{fmt('hull_cert', '.5g'):>13}", flush=True)
