@@ -278,3 +278,24 @@ def test_ranges_are_dropped_with_a_warning_and_stay_below_the_mip():
     exact = wc.solve(problem, method="exact", algorithm="enumerate")
     assert res.extra["dropped_ranges"] == 1
     assert res.value <= exact.value + 1e-6
+
+
+def test_compare_runs_the_lowrank_rung_above_the_cvxpy_limit(monkeypatch):
+    """Above SDP_MAX_N the ladder gets its SDP rung from the low-rank solver, under compare's
+    time limit, certified, below the hull and the optimum (enumerated)."""
+    from weakcvx import ladder, sdp
+
+    monkeypatch.setattr(ladder, "SDP_MAX_N", 8)
+    monkeypatch.setattr(sdp, "DEFAULT_MAX_N", 8)
+    problem = _moons(12, "ssl", C=2.0)
+    assert "sdp" in [m[0] for m in ladder._default_plan(problem)[0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = wc.compare(problem, methods=["sdp", "label_generation", "exact"], time_limit=30)
+        exact = wc.solve(problem, method="exact", algorithm="enumerate")
+    rung = table["sdp"]
+    assert rung.result.extra["solver"] == "lowrank" and rung.result.certified
+    assert rung.result.value <= table["label_generation"].result.value + 1e-6
+    assert rung.result.value <= exact.value + 1e-6
+    monkeypatch.setattr(ladder, "LOWRANK_SDP_MAX_N", 10)
+    assert "sdp" in [name for name, _ in ladder._default_plan(problem)[1]]

@@ -35,6 +35,11 @@ SMALL_LABELSET_CVXPY = 2**10
 #: Above this many points, the SDP rung is skipped by default (SCS at eps 1e-3 takes ~47 s at
 #: n=200 on these machines: docs/design.rst §3.4).
 SDP_MAX_N = 200
+#: Above ``SDP_MAX_N`` points, a fast formulation on a label set described by counts gets the
+#: SDP rung from the low-rank solver (:mod:`weakcvx.lowrank_sdp`, certified whenever it
+#: stops) up to this many points, under :func:`compare`'s ``time_limit``: two moons SSL at
+#: n = 1000 comes within a 2-3% certified gap in 60 s (docs/methods/lowrank_sdp.rst).
+LOWRANK_SDP_MAX_N = 1000
 #: Default time limit (seconds) of the exact rung (branch and bound): without one the search
 #: is exponential (150 breast-cancer rows: 226,000 nodes in 60 s, not finished at 180 s).
 EXACT_TIME_LIMIT = 60.0
@@ -438,6 +443,8 @@ def _default_plan(problem):
         from . import sdp
 
         sdp_max_n = SDP_MAX_N if problem.fast else sdp.CUTTING_PLANE_MAX_N
+        if problem.fast and labelset.count_constraints() is not None:
+            sdp_max_n = max(sdp_max_n, LOWRANK_SDP_MAX_N)
         if not labelset.identity_support:
             skipped.append(("sdp", f"the SDP model does not cover {type(labelset).__name__} "
                             "(its label kernels are not K ∘ yyᵀ)"))
@@ -471,7 +478,9 @@ def default_methods(problem):
     """The rungs :func:`compare` runs by default for this problem.
 
     SDP when the label set's label kernels are ``K ∘ yyᵀ`` and ``n ≤ SDP_MAX_N``
-    (``weakcvx.sdp.CUTTING_PLANE_MAX_N`` for a formulation without a fast path); label generation with the sorting oracle, and with the exact oracle when
+    (``LOWRANK_SDP_MAX_N`` for a fast formulation on a label set described by counts, by the
+    low-rank solver; ``weakcvx.sdp.CUTTING_PLANE_MAX_N`` for a formulation without a fast
+    path); label generation with the sorting oracle, and with the exact oracle when
     ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
     when B is described by counts), whose time limit :func:`compare` sets; alternating.
     The rungs left out are listed, with the reason, in :attr:`LadderTable.skipped`.
@@ -509,6 +518,8 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         Time limit of every ``"exact"`` rung whose options do not set ``time_limit``. A branch
         and bound stopped by it keeps its best labeling (``kind`` "best found", status
         ``"time_limit"``) and its value stays a certified lower bound. ``None``: no limit.
+        Also the low-rank SDP rung's (above ``SDP_MAX_N`` points), whose value stays
+        certified when it stops.
 
     Returns
     -------
@@ -564,6 +575,9 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         if (method == "exact" and time_limit is not None and problem.fast
                 and options.get("algorithm", "auto") != "enumerate"):
             options.setdefault("time_limit", float(time_limit))
+        if (method == "sdp" and time_limit is not None and problem.fast
+                and problem.n_samples > SDP_MAX_N and "solver" not in options):
+            options.setdefault("time_limit", float(time_limit))  # the low-rank solver
         # the branch and bound reports progress at verbose 1, the others from verbose 2
         solver_verbose = (1 if verbose else 0) if method == "exact" else max(verbose - 1, 0)
         if verbose:
