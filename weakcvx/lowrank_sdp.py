@@ -685,7 +685,7 @@ class _PrimalDescent:
         self.problem, self.lift = problem, lift
         rng = check_random_state(random_state)
         self.U = lift.project(rng.standard_normal((lift.dim, rank)))
-        self.alpha = None
+        self.alpha = self.V = None
         self.upper, self.V_best, self.evaluations = np.inf, None, 0
         R = problem.box_factor
         self.kernel_diagonal = np.diag(problem.gram).copy() if problem.gram is not None else \
@@ -769,6 +769,7 @@ class _PrimalDescent:
         """``g`` at ``V`` projected onto the feasible set: an upper bound of ``V_sdp`` (the
         box-QP primal value, valid at any ``α``). Keeps the best."""
         V = self.lift.project(np.array(V, dtype=float))
+        self.V = V  # the last projected factor: the warm start of the certificate
         if self.lift.violation(V) > FEASIBILITY_TOL:
             return np.inf
         sol = self._solve(V, 1e-8)
@@ -986,9 +987,8 @@ class _Rounds:
 
     def round(self, primal_steps, polish):
         primal = self.primal
-        primal.run(primal_steps, self.deadline)
-        V = primal.lift.project(primal.U / np.linalg.norm(primal.U, axis=1, keepdims=True))
-        self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=V)
+        primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
+        self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
         if polish and (self.deadline is None or time.perf_counter() < self.deadline):
             best = self.best
             y0 = best.inner.y
