@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 
 from .result import SolveResult
 from .rounding import round_scores
-from .svm import GRAM_LIMIT, solve_box_qp
+from .svm import GRAM_LIMIT, solve_box_qp, solve_box_qp_newton
 
 __all__ = ["inner_sdp", "certify", "solve_sdp_lowrank", "InnerSolution", "Certificate",
            "DENSE_EIGEN_LIMIT"]
@@ -703,9 +703,8 @@ class _PrimalDescent:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # any α in A is usable
             if problem.gram is not None and n <= GRAM_LIMIT:
-                return solve_box_qp(None, np.arange(n, dtype=np.int64), np.ones(n),
-                                    problem.costs, alpha0=alpha0, tol=tol, max_epochs=20000,
-                                    gram=problem.gram * (W @ W.T))
+                return solve_box_qp_newton(problem.gram * (W @ W.T), problem.costs,
+                                           alpha0=alpha0, tol=tol)
             rows = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), (k, n)))
             return solve_box_qp(problem.box_factor, rows, np.ascontiguousarray(W.T),
                                 problem.costs, alpha0=alpha0, tol=tol, max_epochs=20000,
@@ -745,6 +744,9 @@ class _PrimalDescent:
         """``steps`` L-BFGS iterations from the current factor (stopped at ``deadline``)."""
         import scipy.optimize
 
+        # unit rows again: the tangent steps only grow ‖U_i‖, and with it shrink the gradient
+        # (∝ 1/‖U_i‖) until a restarted L-BFGS stalls at its first line search
+        self.U = self.U / np.maximum(np.linalg.norm(self.U, axis=1, keepdims=True), 1e-300)
         if self.alpha is None:
             self.alpha = self._solve(self.U, PRIMAL_QP_TOL).alpha
         last = [self.U.ravel().copy()]
