@@ -1072,97 +1072,76 @@ class _DenseQ:
         return self.Q[np.ix_(rows, cols)]
 
 
-def _newton_direction(op, alpha, g, c, fixed, max_passes=20):
-    """The Newton step on the free face, with the variables it would push out of the box
-    pinned at the bound they cross and the step re-solved (at most ``max_passes`` times)."""
+def _face_step(op, alpha, g, free):
+    """The Newton step ``Q_FF d_F = −g_F`` on the free face (Cholesky; a tiny ridge if
+    ``Q_FF`` is singular to working precision)."""
     import scipy.linalg
 
-    m = alpha.shape[0]
-    direction = np.zeros(m)
-    free = ~fixed
+    F = np.flatnonzero(free)
+    block = op.block(F, F)
+    try:
+        return F, -scipy.linalg.cho_solve(scipy.linalg.cho_factor(block), g[F])
+    except np.linalg.LinAlgError:
+        ridge = 1e-12 * max(float(np.trace(block)), 1e-300)
+        return F, -scipy.linalg.solve(block + ridge * np.eye(F.size), g[F], assume_a="pos")
+
+
+def _release(alpha, g, c, free, tol, count):
+    """Up to ``count`` fixed variables whose gradient pulls them into the box by more than
+    ``tol`` (most violating first); the projected-gradient check of optimality."""
+    pull = np.where(free, 0.0, np.where(alpha <= 0.0, np.maximum(-g, 0.0),
+                                        np.maximum(g, 0.0)))
+    candidates = np.flatnonzero(pull > tol)
+    return candidates[np.argsort(-pull[candidates], kind="stable")[:count]]
+
+
+def _pinned_step(op, alpha, Qa, g, c, free, F, d, max_passes=10):
+    """The face step with every variable it carries out of the box pinned at the bound it
+    crosses and the step re-solved on the rest, repeated; returned as ``(α, Qα, free)`` if it
+    decreases ``q`` by Armijo's rule (``None`` otherwise, or if the full step is feasible).
+    One such step does the work of many blocked steps when a warm start is a few changes of
+    the free set away from the optimum."""
+    target = alpha[F] + d
+    if np.all((target >= 0.0) & (target <= c[F])):
+        return None
+    free, step = free.copy(), np.zeros_like(alpha)
+    step[F] = d
     for _ in range(max_passes):
+        out = free & ((alpha + step < 0.0) | (alpha + step > c))
+        if not out.any():
+            break
+        step[out] = np.where(alpha[out] + step[out] < 0.0, -alpha[out], c[out] - alpha[out])
+        free &= ~out
+        moved = np.flatnonzero(~free & (step != 0.0))
+        shifted = g.copy()  # the gradient seen by the free set once the pinned ones moved
         F = np.flatnonzero(free)
-        moved = np.flatnonzero(~free & ~fixed)
-        rhs = -g[F]
-        if moved.size:
-            rhs = rhs - op.block(F, moved) @ direction[moved]
         if F.size:
-            block = op.block(F, F)
-            try:
-                direction[F] = scipy.linalg.cho_solve(scipy.linalg.cho_factor(block), rhs)
-            except np.linalg.LinAlgError:  # singular to working precision: a tiny ridge
-                ridge = 1e-12 * max(float(np.trace(block)), 1e-300)
-                direction[F] = scipy.linalg.solve(block + ridge * np.eye(F.size), rhs,
-                                                  assume_a="pos")
-        step = alpha + direction
-        low, up = free & (step < 0.0), free & (step > c)
-        if not (low.any() or up.any()):
-            break
-        direction[low], direction[up] = -alpha[low], c[up] - alpha[up]
-        free &= ~(low | up)
-    return direction
-
-
-def _projected_search(op, alpha, Qa, g, direction, c, t=1.0):
-    """Armijo backtracking along the projected arc ``P(α + t d)``, ``t = t₀, t₀/2, …``;
-    returns ``(α, Qα)`` unchanged when no step decreases ``q`` at working precision."""
-    q = 0.5 * float(alpha @ Qa) - float(alpha.sum())
-    for _ in range(40):
-        trial = np.clip(alpha + t * direction, 0.0, c)
-        Q_trial = op.matvec(trial)
-        if 0.5 * float(trial @ Q_trial) - float(trial.sum()) \
-                <= q + 1e-4 * float(g @ (trial - alpha)) and np.any(trial != alpha):
-            return trial, Q_trial
-        t *= 0.5
-    return alpha, Qa
-
-
-def _newton_iteration(op, alpha, Qa, c, gradient_steps=3):
-    """One iteration of :func:`solve_box_qp_newton`: the pinned Newton step if it decreases
-    ``q`` (Armijo), else a few projected steepest-descent steps to move the active set
-    (Moré & Toraldo 1991), then the Newton step on the face they reach, projected."""
-    g = Qa - 1.0
-    fixed = ((alpha <= 0.0) & (g > 0)) | ((alpha >= c) & (g < 0))
-    direction = _newton_direction(op, alpha, g, c, fixed)
-    trial = alpha + direction  # feasible by construction
+            shifted[F] += op.block(F, moved) @ step[moved]
+            F, step[F] = _face_step(op, alpha, shifted, free)
+    trial = np.clip(alpha + step, 0.0, c)
     Q_trial = op.matvec(trial)
-    if 0.5 * float(trial @ Q_trial) - float(trial.sum()) \
-            <= 0.5 * float(alpha @ Qa) - float(alpha.sum()) + 1e-4 * float(g @ direction):
-        return trial, Q_trial
-    previous = None
-    for _ in range(gradient_steps):
-        g = Qa - 1.0
-        fixed = ((alpha <= 0.0) & (g > 0)) | ((alpha >= c) & (g < 0))
-        steepest = np.where(fixed, 0.0, -g)
-        curvature = float(steepest @ op.matvec(steepest))
-        t = float(steepest @ steepest) / curvature if curvature > 0 else 1.0
-        alpha, Qa = _projected_search(op, alpha, Qa, g, steepest, c, t)
-        active = (alpha <= 0.0) | (alpha >= c)
-        if previous is not None and np.array_equal(active, previous):
-            break
-        previous = active
-    g = Qa - 1.0
-    face = (alpha <= 0.0) | (alpha >= c)
-    direction = _newton_direction(op, alpha, g, c, face, max_passes=1)
-    return _projected_search(op, alpha, Qa, g, direction, c)
+    q, q_trial = 0.5 * alpha @ Qa - alpha.sum(), 0.5 * trial @ Q_trial - trial.sum()
+    if not q_trial <= q + 1e-4 * float(g @ (trial - alpha)):
+        return None
+    return trial, Q_trial, (trial > 0.0) & (trial < c)
 
 
-def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=50):
-    r"""Solve ``max_{0 <= α <= c} 1ᵀα − ½ αᵀQα`` by Newton steps on the free face.
+def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
+    r"""Solve ``max_{0 <= α <= c} 1ᵀα − ½ αᵀQα`` by a primal active-set method with Newton
+    steps on the free face.
 
-    At ``α``, with gradient ``g = Qα − 1`` of the minimised ``q(α) = ½αᵀQα − 1ᵀα``, the
-    variables at a bound that ``g`` pushes against stay there; on the others ``F`` the Newton
-    step solves ``Q_FF d_F = −g_F`` (Cholesky), and each variable it would carry out of the
-    box is pinned at the bound it crosses and the step re-solved on the rest. The step is
-    then taken with Armijo backtracking on ``q`` along the projected arc ``P(α + t d)``
-    (``t = 1, ½, …``). When that step does not decrease ``q`` by Armijo's rule, a few
-    projected steepest-descent steps move the active set and the Newton step on the face they
-    reach is taken along the projected arc (Moré & Toraldo 1991). Every iterate is feasible
-    and ``q`` decreases. On a strictly
-    convex ``Q`` the free face settles after a few steps and each step is then exact, so
-    the cost is ``O(|F|³ + m²)`` a step however ill-conditioned ``Q`` is — where coordinate
-    descent (:func:`solve_box_qp`) crawls: ``K ∘ M`` near a low-rank ``M`` has condition
-    numbers of 10⁹ (docs/methods/lowrank_sdp.rst).
+    The variables strictly inside the box form the free set ``F``; the others sit at a
+    bound. Each iteration solves ``Q_FF d_F = −g_F`` (Cholesky) for the gradient
+    ``g = Qα − 1`` of the minimised ``q(α) = ½αᵀQα − 1ᵀα``, and steps along ``d`` up to the
+    first bound it meets (that variable leaves ``F``) or the whole way (the minimum of ``q``
+    on the face). At a face minimum, the fixed variables whose gradient pulls them into the
+    box by more than ``tol`` are released (up to ten at a time, the most violating first;
+    one after a step blocked at length zero). Each step decreases ``q``; the method stops
+    when every projected gradient is below ``tol``. A step costs ``O(|F|³ + m|F|)``,
+    whatever the conditioning of ``Q`` — where coordinate descent (:func:`solve_box_qp`)
+    crawls: ``K ∘ M`` near a low-rank ``M`` has condition numbers of 10⁹, and a warm start
+    there is a few changes of the free set away from the optimum
+    (docs/methods/lowrank_sdp.rst).
 
     Parameters
     ----------
@@ -1176,14 +1155,15 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=50):
     tol : float, default=1e-6
         Stop when every projected gradient ``|PG_i| ≤ tol`` (the criterion of
         :func:`solve_box_qp`).
-    max_iter : int, default=50
-        Newton steps; when they run out the result is finished by :func:`solve_box_qp`
-        (explicit ``Q`` only) or returned with ``converged=False`` and a warning.
+    max_iter : int, optional
+        Iterations; default ``4m + 50``. When they run out the result is finished by
+        :func:`solve_box_qp` (explicit ``Q``) or returned with ``converged=False`` and a
+        warning.
 
     Returns
     -------
     BoxQPSolution
-        ``n_epochs`` counts Newton steps; ``quadratics = [αᵀQα]``; no ``w``.
+        ``n_epochs`` counts iterations; ``quadratics = [αᵀQα]``; no ``w``.
 
     Examples
     --------
@@ -1204,32 +1184,53 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=50):
     c = _check_costs(c, m)
     if not isinstance(tol, Real) or not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
+    if max_iter is None:
+        max_iter = 4 * m + 50
     if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
         raise ValueError(f"`max_iter` must be an integer >= 1. Got {max_iter!r} instead.")
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
+    everything = np.arange(m)
     Qa = op.matvec(alpha)
-    converged, steps = False, 0
+    free = (alpha > 0.0) & (alpha < c)
+    converged, steps, batch = False, 0, 10
     for steps in range(max_iter + 1):
         g = Qa - 1.0
-        pg = np.where(alpha <= 0.0, np.minimum(g, 0.0),
-                      np.where(alpha >= c, np.maximum(g, 0.0), g))
-        if np.max(np.abs(pg), initial=0.0) <= tol:
-            converged = True
-            break
+        if not free.any() or np.max(np.abs(g[free])) <= tol:  # at the face's minimum
+            released = _release(alpha, g, c, free, tol, batch)
+            if released.size == 0:
+                converged = True
+                break
+            free[released] = True
         if steps == max_iter:
             break
-        trial, Q_trial = _newton_iteration(op, alpha, Qa, c)
-        if not np.any(trial != alpha):
-            break  # no decrease at working precision: as far as this method goes
-        alpha, Qa = trial, Q_trial
+        F, d = _face_step(op, alpha, g, free)
+        pinned = _pinned_step(op, alpha, Qa, g, c, free, F, d)
+        if pinned is not None:  # every variable that met a bound fixed there at once
+            alpha, Qa, free = pinned
+            batch = 10
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(d < 0, alpha[F] / -d, np.where(d > 0, (c[F] - alpha[F]) / d,
+                                                          np.inf))
+        blocking = int(np.argmin(room))
+        t = min(1.0, float(room[blocking]))
+        alpha[F] = np.clip(alpha[F] + t * d, 0.0, c[F])
+        Qa = Qa + op.block(everything, F) @ (t * d)
+        batch = 1 if t == 0.0 else 10
+        if t < 1.0:  # a bound met: that variable leaves the face
+            i = F[blocking]
+            alpha[i] = 0.0 if d[blocking] < 0 else c[i]
+            free[i] = False
+            Qa = op.matvec(alpha) if steps % 50 == 49 else Qa  # against drift
     if not converged and isinstance(op, _DenseQ):
         return solve_box_qp(None, np.arange(m, dtype=np.int64), np.ones(m), c, alpha0=alpha,
                             tol=tol, max_epochs=100000, gram=op.Q)
+    Qa = op.matvec(alpha)
     half_norm = 0.5 * float(alpha @ Qa)
     dual = float(alpha.sum()) - half_norm
     primal = half_norm + float(np.dot(c, np.maximum(0.0, 1.0 - Qa)))
     if not converged:
-        warnings.warn(f"solve_box_qp_newton stopped after {steps} Newton steps with projected "
+        warnings.warn(f"solve_box_qp_newton stopped after {steps} iterations with projected "
                       f"gradient above tol={tol:g}; duality gap {primal - dual:.3g}.",
                       ConvergenceWarning, stacklevel=2)
     return BoxQPSolution(alpha=alpha, dual_value=dual, primal_value=primal, n_epochs=steps,
