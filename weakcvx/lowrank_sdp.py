@@ -615,8 +615,11 @@ def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4
         S = _apply_qt(lift.reflectors, _apply_qt(lift.reflectors, A).T)[q:, q:]
         S = 0.5 * (S + S.T)
         if eigen_count is not None and S.shape[0] > 2 * eigen_count:
-            lam, U = scipy.linalg.eigh(S, subset_by_index=[0, eigen_count - 1],
-                                       check_finite=False)
+            # in single precision: 1.7x faster at dim 1000; the smoothed values only steer the
+            # search (relative error ~1e-7 of ‖S‖), the result is certified in double
+            lam, U = scipy.linalg.eigh(S.astype(np.float32), check_finite=False,
+                                       subset_by_index=[0, eigen_count - 1])
+            lam, U = lam.astype(np.float64), U.astype(np.float64)
         else:
             lam, U = np.linalg.eigh(S)
         z = np.exp(-(lam - lam[0]) / tau)
@@ -825,7 +828,7 @@ def _round(problem, lift, V):
     return round_scores(problem, v, candidates=[problem.labelset.argmax(-v)])
 
 
-def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=300,
+def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=500,
                       max_sweeps=300, polish=None, time_limit=600.0, eigen="auto", verbose=0,
                       random_state=0):
     r"""The SDP relaxation at scale, with a certified value (docs/methods/lowrank_sdp.rst).
@@ -863,8 +866,9 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=30
         Rounds.
     rank : int, optional
         Columns ``k`` of the factor; default ``⌈√(2·dim)⌉ + 1`` (:func:`default_rank`).
-    primal_steps : int, default=300
-        L-BFGS iterations of the primal descent per round.
+    primal_steps : int, default=500
+        L-BFGS iterations of the primal descent per round (500 reached a 1% gap sooner than
+        300 at n = 1000, SSL and clustering; ``weakcvx bench sdp-lowrank``).
     max_sweeps : int, default=300
         Mixing sweeps for the dual start at ``α(M)`` (warm-started from the primal factor).
     polish : int, optional
