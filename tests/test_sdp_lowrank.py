@@ -18,6 +18,7 @@ import pytest
 import weakcvx as wc
 from weakcvx import lowrank_sdp as L
 from weakcvx.sdp import solve_sdp
+from weakcvx.svm import box_qp_cvxpy, solve_box_qp_newton
 
 AGREE_RTOL = 1e-3
 VALID_RTOL = 1e-5
@@ -154,6 +155,25 @@ def test_primal_upper_bound_is_valid_on_both_kernel_paths():
         ref = solve_sdp(_moons(20, "ssl"), solver_options=TIGHT_SCS, polish=2000)
     assert values[0] == pytest.approx(values[1], rel=1e-3)
     assert min(values) >= ref.value - VALID_RTOL * max(1.0, abs(ref.value))
+
+
+def test_hadamard_factor_operator_is_k_circ_wwt():
+    """The factor-path operator of the primal QP against the formed K ∘ WWᵀ: products,
+    blocks, and the active-set solve through it (same optimum as on the explicit matrix)."""
+    rng = np.random.default_rng(0)
+    R = rng.standard_normal((70, 12))
+    W = rng.standard_normal((70, 5))
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    Q = (R @ R.T) * (W @ W.T)
+    op = L._HadamardFactor(R, W)
+    a = rng.random(70)
+    np.testing.assert_allclose(op.matvec(a), Q @ a, rtol=1e-12, atol=1e-12)
+    rows, cols = [3, 9, 40], [0, 9, 69, 12]
+    np.testing.assert_allclose(op.block(rows, cols), Q[np.ix_(rows, cols)], rtol=1e-12)
+    through_op = solve_box_qp_newton(op, 2.0, tol=1e-10)
+    explicit = box_qp_cvxpy(Q, 2.0)[0]
+    assert through_op.converged
+    assert through_op.dual_value == pytest.approx(explicit, rel=1e-7)
 
 
 # -- the solver against the CVXPY model -------------------------------------------------------------

@@ -670,6 +670,23 @@ def _recover(lift, Nb, G, K, alpha, y, width=None):
 # ---------------------------------------------------------------------------------------------
 # The primal side: the SVM dual value g(M) of a feasible M = E VVᵀ Eᵀ, descended in V
 # ---------------------------------------------------------------------------------------------
+class _HadamardFactor:
+    r"""``K ∘ WWᵀ`` with ``K = RRᵀ``, never formed: ``(K ∘ WWᵀ)a = rowsum((R Rᵀ(a∘W)) ∘ W)``
+    costs ``O(n·r·k)`` and a block ``(R_I R_Jᵀ) ∘ (W_I W_Jᵀ)`` costs ``O(|I||J|(r + k))``; the
+    operator protocol of :func:`weakcvx.svm.solve_box_qp_newton`. Memory ``O(n(r + k))``."""
+
+    def __init__(self, R, W):
+        self.R, self.W = np.asarray(R), W
+        self.shape = (W.shape[0], W.shape[0])
+
+    def matvec(self, a):
+        return np.einsum("ij,ij->i", self.R @ (self.R.T @ (a[:, None] * self.W)), self.W)
+
+    def block(self, rows, cols):
+        R, W = self.R, self.W
+        return (R[rows] @ R[cols].T) * (W[rows] @ W[cols].T)
+
+
 class _PrimalDescent:
     r"""``min_V g(E VVᵀ Eᵀ)`` over factors with unit rows, by L-BFGS on ``V = U / ‖U‖_rows``.
 
@@ -696,9 +713,11 @@ class _PrimalDescent:
             np.einsum("ij,ij->i", R, R)
 
     def _solve(self, V, tol):
-        """The box QP of the kernel ``K ∘ WWᵀ``, ``W = E V``: formed (``O(n²k)``, one GEMM)
-        when the kernel matrix is at hand, else the columns of ``W`` enter the engine as real
-        "sign vectors" of weight one (``K ∘ WWᵀ = Σ_l diag(w_l) K diag(w_l)``)."""
+        """The box QP of the kernel ``K ∘ WWᵀ``, ``W = E V``, by the active-set Newton solver:
+        on ``K ∘ WWᵀ`` formed (``O(n²k)``, one GEMM) when the kernel matrix is at hand, else
+        through a dense kernel factor (:class:`_HadamardFactor`); a sparse factor (squared
+        hinge's shift) goes to coordinate descent with the columns of ``W`` as real "sign
+        vectors" of weight one (``K ∘ WWᵀ = Σ_l diag(w_l) K diag(w_l)``)."""
         problem = self.problem
         W = self.lift.expand(V)
         n, k = W.shape
@@ -708,6 +727,10 @@ class _PrimalDescent:
             if problem.gram is not None and n <= GRAM_LIMIT:
                 return solve_box_qp_newton(problem.gram * (W @ W.T), problem.costs,
                                            alpha0=alpha0, tol=tol)
+            R = problem.box_factor
+            if not scipy.sparse.issparse(R):
+                return solve_box_qp_newton(_HadamardFactor(R, W), problem.costs, alpha0=alpha0,
+                                           tol=tol)
             rows = np.ascontiguousarray(np.broadcast_to(np.arange(n, dtype=np.int64), (k, n)))
             return solve_box_qp(problem.box_factor, rows, np.ascontiguousarray(W.T),
                                 problem.costs, alpha0=alpha0, tol=tol, max_epochs=20000,

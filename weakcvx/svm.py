@@ -1071,6 +1071,19 @@ class _DenseQ:
     def block(self, rows, cols):
         return self.Q[np.ix_(rows, cols)]
 
+    def columns_times(self, cols, x):
+        return self.Q[:, cols] @ x
+
+
+def _times_columns(op, cols, x):
+    """``Q[:, cols] @ x``: by the columns when the operator has them at hand, else one
+    ``matvec`` of the zero-padded vector."""
+    if hasattr(op, "columns_times"):
+        return op.columns_times(cols, x)
+    padded = np.zeros(op.shape[0])
+    padded[cols] = x
+    return op.matvec(padded)
+
 
 def _face_step(op, alpha, g, free):
     """The Newton step ``Q_FF d_F = −g_F`` on the free face (Cholesky; a tiny ridge if
@@ -1189,7 +1202,6 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
     if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
         raise ValueError(f"`max_iter` must be an integer >= 1. Got {max_iter!r} instead.")
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
-    everything = np.arange(m)
     Qa = op.matvec(alpha)
     free = (alpha > 0.0) & (alpha < c)
     converged, steps, batch = False, 0, 10
@@ -1215,7 +1227,7 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
         blocking = int(np.argmin(room))
         t = min(1.0, float(room[blocking]))
         alpha[F] = np.clip(alpha[F] + t * d, 0.0, c[F])
-        Qa = Qa + op.block(everything, F) @ (t * d)
+        Qa = Qa + _times_columns(op, F, t * d)
         batch = 1 if t == 0.0 else 10
         if t < 1.0:  # a bound met: that variable leaves the face
             i = F[blocking]
