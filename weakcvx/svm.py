@@ -10,6 +10,9 @@ so a dual variable ``i`` of label ``t`` uses the row ``R[rows[t, i]]`` with sign
 
 - :func:`solve_box_qp`: dual coordinate descent (Hsieh et al. 2008, LIBLINEAR without bias)
   generalised to ``T`` blocks, with numba kernels for dense and CSR factors and a pure-NumPy twin.
+- :func:`solve_box_qp_newton`: a primal active-set method with Newton steps on the free face,
+  for an explicit ``Q`` (or an operator) that is ill-conditioned with few free variables, as
+  ``K ∘ M`` in the low-rank SDP's primal descent.
 - :func:`box_qp_cvxpy`: the readable CVXPY reference on an explicit ``Q``.
 - :func:`label_kernel`: the dense ``Q`` (small problems and tests only).
 - :func:`svm_objective`: the primal value ½Σμ‖w_t‖² + Σ c_i hinge(·) at given ``w`` or ``alpha``.
