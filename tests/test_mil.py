@@ -259,10 +259,12 @@ def test_label_generation_classifier_does_not_drift_to_negative(variant):
     label, so its best instance per positive bag falls below 0 as μ spreads (measured on these
     bags with the mixture: training bag accuracy 0.58 (MI) and 0.50 (mi), 0% of the test bags
     predicted positive). The fitted classifier must predict its own training bags and test bags
-    of both classes."""
+    of both classes. The width is that of the measurement above (the selected one, half of it,
+    is smoother: training bag accuracy 0.82 with mi, test accuracy the same)."""
     bags, y = _overlapping_bags(60, seed=0)
     test, y_test = _overlapping_bags(200, seed=100)
-    clf = MultiInstanceSVM(variant=variant, max_iter=10, random_state=0).fit(bags, y)
+    clf = MultiInstanceSVM(variant=variant, max_iter=10, gamma="scale",
+                           random_state=0).fit(bags, y)
     assert len(clf.result_.working_set) > 1  # the relaxation did mix several labels
     assert np.mean(clf.predict(bags) == y) >= 0.95
     assert np.mean(clf.predict(test)) >= 0.2
@@ -352,15 +354,20 @@ def test_gridsearch_on_bags_and_sklearn_contract(roi_data):
 
 
 def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):
+    """One fixed width for all three fits: the test is about the factor, not the width (a
+    rank-40 factor of a narrower kernel is a coarser approximation)."""
     bags, y, _, test, _ = roi_data
-    exact = MultiInstanceSVM(relaxation="alternating", random_state=0).fit(bags, y)
+    exact = MultiInstanceSVM(relaxation="alternating", gamma="scale",
+                             random_state=0).fit(bags, y)
     n = sum(len(b) for b in bags)
     monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 10)
-    low = MultiInstanceSVM(relaxation="alternating", random_state=0, max_rank=n).fit(bags, y)
+    low = MultiInstanceSVM(relaxation="alternating", gamma="scale", random_state=0,
+                           max_rank=n).fit(bags, y)
     # a full-rank pivoted Cholesky factor is the kernel up to round-off
     np.testing.assert_allclose(low.decision_function(test), exact.decision_function(test),
                                atol=1e-3)
-    lower = MultiInstanceSVM(relaxation="alternating", random_state=0, max_rank=40).fit(bags, y)
+    lower = MultiInstanceSVM(relaxation="alternating", gamma="scale", random_state=0,
+                             max_rank=40).fit(bags, y)
     assert np.mean(lower.predict(test) == exact.predict(test)) > 0.9
 
 
@@ -564,3 +571,77 @@ def test_the_start_is_the_key_choice_with_the_lower_objective():
     trapped = multi_instance_alternating(problem, initial=bag_mean_keys(B, X))
     assert B.keys(trapped.labels)[0] != 0
     assert clf.objective_ < trapped.upper_bound
+
+
+# -- issue 19: gamma="select", the width chosen by inner CV over bags ------------------------
+def _reference_bag_auc(X, ids, y, gamma, splits):
+    """Mean over folds of the bag AUC of an instance SVC, written out: each held-out bag scored
+    by its best instance, AUC as the fraction of (positive, negative) bag pairs ranked right
+    (ties count one half)."""
+    aucs = []
+    for train, test in splits:
+        rows = np.isin(ids, train)
+        svc = SVC(C=1.0, gamma=gamma).fit(X[rows], np.where(y[ids[rows]] > 0, 1, -1))
+        score = {k: svc.decision_function(X[ids == k]).max() for k in test}
+        pos = [score[k] for k in test if y[k] > 0]
+        neg = [score[k] for k in test if y[k] <= 0]
+        pairs = [(p > n) + 0.5 * (p == n) for p in pos for n in neg]
+        aucs.append(np.mean(pairs))
+    return np.mean(aucs)
+
+
+@pytest.mark.parametrize("seed, precomputed", [(0, True), (1, True), (2, False)])
+def test_select_gamma_maximises_the_inner_bag_auc(seed, precomputed, monkeypatch):
+    """The chosen width has the best inner bag AUC, on the precomputed-kernel path and on the
+    features (above ``EXACT_FACTOR_LIMIT`` instances)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    if not precomputed:
+        monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 0)
+
+    bags, y, _ = make_mil_roi(n_bags=24, n_features=3, random_state=seed)
+    X, ids = _stack(bags)
+    labels = np.where(y > 0, 1.0, -1.0)
+    base = kernels.resolve_gamma(X, "scale")
+    chosen = mil.select_gamma(X, ids, labels, base, random_state=seed)
+    splits = list(StratifiedKFold(3, shuffle=True, random_state=seed).split(np.zeros(24), labels))
+    auc = {m: _reference_bag_auc(X, ids, labels, m * base, splits) for m in mil.GAMMA_MULTIPLES}
+    assert chosen in [m * base for m in mil.GAMMA_MULTIPLES]
+    assert auc[chosen / base] >= max(auc.values()) - 1e-12
+
+
+def test_select_gamma_rejects_a_degenerate_width():
+    """A width so large that the kernel is the identity ranks the held-out bags at random
+    (every unseen instance scores the SVC's offset, all bags tie: AUC 1/2); on well separated
+    bags the selection keeps the sensible width, whichever order the candidates come in."""
+    bags, y, _ = make_mil_roi(n_bags=30, n_features=2, random_state=0)
+    X, ids = _stack(bags)
+    labels = np.where(y > 0, 1.0, -1.0)
+    base = kernels.resolve_gamma(X, "scale")
+    assert mil.select_gamma(X, ids, labels, base, multiples=(1e7, 1.0)) == base
+    assert mil.select_gamma(X, ids, labels, base, multiples=(1.0, 1e7)) == base
+
+
+def test_select_gamma_keeps_the_base_width_without_enough_bags():
+    bags, y = _tiny(0, n_bags=5)
+    X, ids = _stack(bags)
+    labels = np.where(y > 0, 1.0, -1.0)
+    assert mil.select_gamma(X, ids, labels, 0.7) == 0.7  # fewer bags of a class than folds
+    bags, y, _ = make_mil_roi(n_bags=20, random_state=0)
+    X, ids = _stack(bags)
+    assert mil.select_gamma(X, ids, np.where(y > 0, 1.0, -1.0), 0.7, multiples=(2.0,)) == 0.7
+
+
+def test_default_gamma_is_the_selected_width(roi_data):
+    """``gamma="select"`` fits the model of the width it chose: the same classifier as that
+    width given as a number."""
+    bags, y, _, test, _ = roi_data
+    clf = MultiInstanceSVM(random_state=3).fit(bags, y)
+    X, ids = _stack(bags)
+    base = kernels.resolve_gamma(X, "scale")
+    assert clf.gamma_ == mil.select_gamma(X, ids, np.where(y > 0, 1.0, -1.0), base,
+                                          random_state=3)
+    fixed = MultiInstanceSVM(gamma=clf.gamma_, random_state=3).fit(bags, y)
+    np.testing.assert_allclose(clf.decision_function(test), fixed.decision_function(test))
+    assert MultiInstanceSVM(gamma="scale").fit(bags, y).gamma_ == base
+    assert MultiInstanceSVM(kernel="linear").fit(bags, y).gamma_ is None

@@ -232,7 +232,8 @@ class KernelModelMixin:
             self._gamma = None
         else:
             _, self._gamma = kernels.kernel_function(
-                self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
+                self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree,
+                coef0=self.coef0, X_fit=X)
             if not dense_fits(X.shape[0], X.shape[0], copies=self._fit_kernel_copies):
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
@@ -241,6 +242,12 @@ class KernelModelMixin:
             # checked: coef0 < 0 or a fractional degree can make them indefinite)
             return {"kernel": K, "check_psd": self.kernel != "rbf"}
         return {"kernel": K + s * s, "check_psd": False}  # checked as `X` above
+
+    def _gamma_to_resolve(self):
+        """The ``gamma`` that :func:`weakcvx.kernels.kernel_function` resolves on the training
+        data: the parameter itself (an estimator that chooses its width in ``fit`` returns the
+        width it chose)."""
+        return self.gamma
 
     def _dense_problem_inputs(self, X):
         """:meth:`_problem_inputs` for estimators that need the dense kernel: above the memory

@@ -21,7 +21,7 @@ from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
                     round_cap_is_the_stopping_rule, rounded_labels_model,
                     verbose_logging)
 
-__all__ = ["MultiInstanceSVM", "check_bags"]
+__all__ = ["MultiInstanceSVM", "check_bags", "select_gamma"]
 
 #: Default label-generation rounds (see ``MultiInstanceSVM``'s ``max_iter``).
 MIL_ROUNDS = 3
@@ -35,6 +35,11 @@ LARGE_MIL_MASTER = {"max_alternations": 3, "master_tol": 1e-2}
 #: Musk1, CV seeds 10-19, for time at the accuracy of 20 alternations to 1e-4;
 #: ``weakcvx.bench.mil``).
 MIL_MASTER = {"max_alternations": 5, "master_tol": 1e-3}
+#: Widths among which ``gamma="select"`` chooses, as multiples of ``"scale"`` (chosen on
+#: Musk1, Musk2, Elephant and ``make_mil_roi``, CV seeds 10-19; ``weakcvx.bench.mil``).
+GAMMA_MULTIPLES = (0.5, 1.0, 1.5)
+#: Inner folds (stratified, over the training bags) of ``gamma="select"``.
+GAMMA_FOLDS = 3
 
 
 def check_bags(bags, n_features=None):
@@ -128,6 +133,87 @@ def _check_bag_target(y, n_bags):
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
+def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
+                 n_splits=GAMMA_FOLDS, random_state=0):
+    r"""An RBF width for multi-instance learning, chosen by inner cross-validation over bags.
+
+    For each candidate :math:`\gamma = m \cdot \text{base}` (``m`` in ``multiples``), an SVC
+    (C = 1, its own offset) is trained on every instance of the inner training bags labeled
+    with its bag's label, and each held-out bag is scored by its best instance,
+    :math:`F(B) = \max_{x \in B} f(x)` (the MIL rule). The width with the largest mean bag
+    AUC over ``n_splits`` stratified folds of the bags wins; ties go to the multiple nearest 1
+    (``base`` itself first).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_instances, n_features)
+    bag_index : ndarray of int, shape (n_instances,)
+        Bag of each instance, ``0 .. n_bags - 1``.
+    bag_labels : ndarray of shape (n_bags,), ±1
+    base : float
+        The reference width (``"scale"`` resolved on ``X``).
+    multiples : sequence of float
+    n_splits : int
+    random_state : int
+        Seed of the shuffled folds.
+
+    Returns
+    -------
+    float
+        The chosen width; ``base`` when a class has fewer than ``n_splits`` bags (no
+        stratified split) or a single candidate is given.
+
+    Examples
+    --------
+    >>> import numpy as np, weakcvx as wc
+    >>> bags, y, _ = wc.datasets.make_mil_roi(n_bags=30, random_state=0)
+    >>> X = np.vstack(bags); ids = np.repeat(np.arange(30), [len(b) for b in bags])
+    >>> g = select_gamma(X, ids, np.where(y > 0, 1.0, -1.0), base=0.5)
+    >>> g in (0.25, 0.5, 0.75)
+    True
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    bag_labels = np.asarray(bag_labels)
+    counts = [int(np.sum(bag_labels > 0)), int(np.sum(bag_labels <= 0))]
+    if len(multiples) < 2 or min(counts) < n_splits:
+        return float(base)
+    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    splits = list(folds.split(np.zeros(len(bag_labels)), bag_labels))
+    # up to EXACT_FACTOR_LIMIT instances the kernel of ``base`` once, and that of m · base as
+    # its m-th power, precomputed (the SVCs then never evaluate the kernel); above, features
+    K = kernels.rbf(X, gamma=base) if X.shape[0] <= kernels.EXACT_FACTOR_LIMIT else None
+    order = sorted(multiples, key=lambda m: (abs(np.log(m)), m))  # tie-break: nearest 1 first
+    best, best_auc = float(base), -np.inf
+    for m in order:
+        auc = np.mean([_inner_bag_auc(X, K, bag_index, bag_labels, m, base, train, test)
+                       for train, test in splits])
+        if auc > best_auc:
+            best, best_auc = float(m * base), float(auc)
+    return best
+
+
+def _inner_bag_auc(X, K, bag_index, bag_labels, m, base, train, test):
+    r"""Bag AUC on the bags ``test`` of an SVC (C = 1, RBF width ``m · base``) trained on the
+    instances of the bags ``train`` labeled with their bag's label, a bag scored by its best
+    instance; through ``K``, the kernel of width ``base``, when given
+    (:math:`e^{-m\gamma d^2} = (e^{-\gamma d^2})^m`)."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.svm import SVC
+
+    rows = np.flatnonzero(np.isin(bag_index, train))
+    held = np.flatnonzero(np.isin(bag_index, test))  # instances in bag order
+    labels = bag_labels[bag_index[rows]]
+    if K is None:
+        svc = SVC(C=1.0, gamma=m * base).fit(X[rows], labels)
+        scores = svc.decision_function(X[held])
+    else:
+        svc = SVC(C=1.0, kernel="precomputed").fit(K[np.ix_(rows, rows)] ** m, labels)
+        scores = svc.decision_function(K[np.ix_(held, rows)] ** m)
+    bags, starts = np.unique(bag_index[held], return_index=True)
+    return roc_auc_score(bag_labels[bags] > 0, np.maximum.reduceat(scores, starts))
+
+
 def _first_keys(problem, X, inputs, costs):
     """The start of the key search: of two key choices, the one with the lower ``J`` (MI-SVM
     objective): the instance nearest each positive bag's mean (Andrews et al.'s centroid
@@ -187,9 +273,12 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         ``variant="mi"``: of each instance of a positive bag); ``None``: ``POSITIVE_COST_RATIO
         · C`` = ``4 C`` for ``variant="MI"`` (WellSVM §5.2's grid ``{C, 4C, 10C}``, chosen with
         ``C``); ``C`` for ``variant="mi"``.
-    gamma : "scale", "mean_distance" or float, default="scale"
-        RBF width; ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default).
-        Chosen on the same CV seeds: no other width is as good on all three sets.
+    gamma : "select", "scale", "mean_distance" or float, default="select"
+        RBF width. ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default);
+        ``"select"`` chooses among ``GAMMA_MULTIPLES`` (0.5, 1, 1.5) times ``"scale"`` by the
+        bag AUC of an instance-level SVC in ``GAMMA_FOLDS`` (3) inner folds of the training
+        bags (:func:`select_gamma`). Chosen on the same CV seeds: no fixed width is as good on
+        all three sets (Musk1 is best at 1.5, Elephant at 0.5 times ``"scale"``).
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
         Value ``s`` of the constant feature that models the offset (kernel ``k + s²``; 0 for
@@ -236,6 +325,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     X_fit_ : ndarray of shape (n_fit, n_features)
         The training instances, or with the low-rank factor its ``max_rank`` pivots (the
         model is then the one trained on the factor's kernel; see ``max_rank``).
+    gamma_ : float or None
+        The RBF width the model uses (``gamma`` resolved, or chosen by ``"select"``); None for
+        the linear kernel.
     n_features_in_ : int
 
     See Also
@@ -291,10 +383,12 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         **KERNEL_CONSTRAINTS,
         "kernel": [StrOptions({"linear", "rbf", "poly"})],
+        "gamma": [StrOptions({"select", "mean_distance", "scale", "wide"}),
+                  Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(self, relaxation="label_generation", variant="MI", kernel="rbf", C=2.0,
-                 C_positive=None, gamma="scale", degree=3, coef0=1.0, intercept_scaling=1.0,
+                 C_positive=None, gamma="select", degree=3, coef0=1.0, intercept_scaling=1.0,
                  n_key=1, max_rank=300, tol=1e-3, max_iter=None, random_state=None,
                  verbose=0):
         self.relaxation = relaxation
@@ -328,6 +422,13 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             C_positive = POSITIVE_COST_RATIO * self.C if self.variant == "MI" else self.C
         return float(C_positive), float(self.C)
 
+    def _gamma_to_resolve(self):
+        """The width chosen in ``fit`` for ``gamma="select"`` (``"scale"`` for a polynomial
+        kernel, which has no width to choose), else ``gamma``."""
+        if self.gamma != "select":
+            return self.gamma
+        return self._selected_gamma if self.kernel == "rbf" else "scale"
+
     def _problem_inputs(self, X):
         """As :class:`KernelModelMixin`, but above ``EXACT_FACTOR_LIMIT`` instances a low-rank
         pivoted-Cholesky factor computed by blocks of columns (the n × n kernel is never
@@ -336,7 +437,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.kernel == "linear" or X.shape[0] <= kernels.EXACT_FACTOR_LIMIT:
             return super()._problem_inputs(X)
         _, self._gamma = kernels.kernel_function(
-            self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0, X_fit=X)
+            self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree,
+            coef0=self.coef0, X_fit=X)
         diagonal = np.ones(X.shape[0]) if self.kernel == "rbf" else \
             (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
         R, self._pivots = kernels.pivoted_cholesky_blocked(
@@ -387,12 +489,18 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         bag_ids = np.repeat(np.arange(len(sizes)), sizes)
         labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key) \
             if self.variant == "MI" else InstanceLabels(bag_ids, bag_labels)
+        seed = integer_seed(self.random_state)
+        self._selected_gamma = None
+        if self.gamma == "select" and self.kernel == "rbf":
+            self._selected_gamma = select_gamma(
+                X, labelset.bag_index, labelset.bag_labels, kernels.resolve_gamma(X, "scale"),
+                random_state=seed)
         inputs = self._problem_inputs(X)
+        self.gamma_ = self._gamma
         # the label sets read a pair as (cost of a positive bag's slot, of a negative instance)
         problem = WeakLabelProblem(labelset=labelset, costs=self.costs(), **inputs)
         initial = _first_keys(problem, X, inputs, self.costs()) if self.variant == "MI" else \
             positive_bags_start(labelset)
-        seed = integer_seed(self.random_state)
         large = "features" in inputs and self.kernel != "linear"
         max_iter = self.max_iter if self.max_iter is not None else \
             (MIL_ROUNDS if self.relaxation == "label_generation" else 100)
