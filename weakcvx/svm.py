@@ -28,6 +28,7 @@ from numbers import Integral, Real
 
 import numba
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -1091,8 +1092,6 @@ def _times_columns(op, cols, x):
 def _face_step(op, alpha, g, free):
     """The Newton step ``Q_FF d_F = −g_F`` on the free face (Cholesky; a tiny ridge if
     ``Q_FF`` is singular to working precision)."""
-    import scipy.linalg
-
     F = np.flatnonzero(free)
     block = op.block(F, F)
     try:
