@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from .svm import solve_box_qp
 
 __all__ = ["round_scores", "supervised_scores", "best_of_starts", "initial_labelings",
-           "POLISH_TOL"]
+           "principal_directions", "principal_labelings", "POLISH_TOL"]
 
 #: Projected-gradient tolerance of the loose SVM fits of a search (the alternating heuristic's
 #: loop, the rounding's polish); the labels it ends at get an exact ``J`` afterwards.
@@ -72,33 +72,57 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
-def initial_labelings(problem, n_init, random_state):
-    """Starting labelings for problems without fixed labels (clustering): the signs of the
-    leading principal directions of the kernel factor, then random feasible labelings."""
-    rng = check_random_state(random_state)
-    starts = []
+def principal_directions(problem, k=2):
+    r"""The ``k`` leading principal directions of the kernel: eigenvectors of the centred kernel
+    ``H K H`` (``H = I − 11ᵀ/n``) with the largest eigenvalues, scaled by the square roots of
+    those eigenvalues (kernel PCA scores), largest first.
+
+    From the Gram matrix (dense ``eigh`` up to 200 points, Lanczos above) or from a dense
+    factor ``R`` (the left singular vectors of the centred factor, ``H K H = (HR)(HR)ᵀ``).
+    Returns an ``(n, j)`` array with ``j ≤ k``; ``j = 0`` for a sparse factor (no dense
+    centring of it is formed).
+    """
+    n = problem.n_samples
     if problem.gram is not None:
-        # the same directions from the centred kernel H K H = U diag(s²) Uᵀ
         K = problem.gram
         col_mean = K.mean(axis=0)
         Kc = K - col_mean[None, :] - col_mean[:, None] + col_mean.mean()
-        vals, vecs = np.linalg.eigh(Kc) if K.shape[0] <= 200 else \
-            eigsh(Kc, k=2, which="LA", v0=np.random.default_rng(0).standard_normal(K.shape[0]))
-        order = np.argsort(vals)[::-1]
-        for k in order[:min(2, n_init)]:
-            starts.append(problem.labelset.initial(
-                scores=vecs[:, k] * np.sqrt(max(vals[k], 0.0))))
-        while len(starts) < n_init:
-            starts.append(problem.labelset.initial(random_state=rng))
-        return starts[:n_init]
+        vals, vecs = np.linalg.eigh(Kc) if n <= 200 else \
+            eigsh(Kc, k=min(k, n - 1), which="LA", v0=np.random.default_rng(0).standard_normal(n))
+        order = np.argsort(vals)[::-1][:k]
+        return vecs[:, order] * np.sqrt(np.maximum(vals[order], 0.0))
     R = problem.factor
     if problem.kernel is not None or not hasattr(R, "tocsr"):
         R = np.asarray(R)
-        Rc = R - R.mean(axis=0)
-        # principal directions of the centred factor = leading eigenvectors of the centred kernel
-        U, s, _ = np.linalg.svd(Rc, full_matrices=False)
-        for k in range(min(2, U.shape[1], n_init)):
-            starts.append(problem.labelset.initial(scores=U[:, k] * s[k]))
+        U, s, _ = np.linalg.svd(R - R.mean(axis=0), full_matrices=False)
+        j = min(k, U.shape[1])
+        return U[:, :j] * s[:j]
+    return np.zeros((n, 0))
+
+
+def principal_labelings(problem, k=2, flipped=False):
+    """The label set's roundings of the ``k`` leading principal directions
+    (:func:`principal_directions`), each with the sign that agrees with the fixed labels
+    (``sign Σ_i fixed_i v_i``; ``+`` without fixed labels): the labelings that follow the
+    largest-variance splits of the data in feature space, whatever the labeled points say.
+    ``flipped=True``: pairs ``(b, b')`` with ``b'`` the rounding of the opposite sign."""
+    cc = problem.labelset.count_constraints()
+    fixed = np.zeros(problem.n_samples) if cc is None else np.asarray(cc[0], dtype=float)
+    labelings = []
+    for v in principal_directions(problem, k).T:
+        v = -v if fixed @ v < 0 else v
+        b = problem.labelset.initial(scores=v)
+        labelings.append((b, problem.labelset.initial(scores=-v)) if flipped else b)
+    return labelings
+
+
+def initial_labelings(problem, n_init, random_state):
+    """Starting labelings for problems without fixed labels (clustering): the signs of the
+    leading principal directions of the kernel (:func:`principal_directions`), then random
+    feasible labelings."""
+    rng = check_random_state(random_state)
+    starts = [problem.labelset.initial(scores=v)
+              for v in principal_directions(problem, 2).T[:n_init]]
     while len(starts) < n_init:
         starts.append(problem.labelset.initial(random_state=rng))
     return starts[:n_init]
