@@ -103,3 +103,15 @@ def test_one_blas_thread_limits_blas_and_restores_it():
              if d["user_api"] == "blas"}
     assert inside and all(n == 1 for n in inside)
     assert after == before
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_alternating_warm_first_fit_ends_where_the_cold_one_does(seed):
+    """``alpha0`` only warm-starts the first fit: from the dual solution of an earlier fit of
+    the same start the loop takes the same labels (the fits agree to their tolerance) and J."""
+    problem = _problem(seed)
+    b0 = problem.labelset.initial(random_state=seed)
+    _, alpha0 = problem.J(b0, tol=1e-8)
+    cold, warm = alternating(problem, initial=b0), alternating(problem, initial=b0, alpha0=alpha0)
+    np.testing.assert_array_equal(cold.labels, warm.labels)
+    assert warm.value == pytest.approx(cold.value, rel=1e-5)

@@ -51,7 +51,7 @@ def _relabel(problem, scores):
 
 
 def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0,
-                j_tol=None):
+                j_tol=None, alpha0=None):
     """Alternate SVM fit and exact relabeling by the label set's oracle, to a local optimum.
 
     Parameters
@@ -71,6 +71,8 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
         peers`` at a third of the time. A number: every fit at that tolerance, with no exact
         ``J`` at the end (``value`` is then the primal value of a loose fit, still an upper
         bound of ``J(labels)``), for searches that compute it themselves.
+    alpha0 : ndarray or None
+        Warm start of the first fit (e.g. the dual solution of an earlier fit of ``initial``).
 
     Returns
     -------
@@ -97,7 +99,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
             raise ValueError("`initial` must be an element of the label set. Got an infeasible "
                              "labeling.")
     loop_tol = POLISH_TOL if j_tol is None else j_tol
-    value, alpha = problem.J(b, tol=loop_tol)
+    value, alpha = problem.J(b, alpha0=alpha0, tol=loop_tol)
     history = [{"iteration": 0, "value": value, "seconds": time.perf_counter() - start}]
     status, message = "max_iter", f"stopped after max_iter={max_iter} alternations"
     it = 0
