@@ -110,6 +110,98 @@ def test_factor_path_matches_gram_path():
     assert a.value == pytest.approx(b.value, rel=1e-5)
 
 
+# -- the certificate through the kernel factor -----------------------------------------------------
+def _factor_moons(n, kind, C=1.0, seed=0):
+    """The problem of :func:`_moons` given by an exact factor (rank n, no Gram matrix), so
+    that the CVXPY references see the same kernel."""
+    p = _moons(n, kind, C=C, seed=seed)
+    problem = wc.WeakLabelProblem(p.kernel_matrix(), p.labelset, costs=C, rank=n)
+    assert problem.gram is None
+    return problem
+
+
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+def test_factor_dual_gradient_matches_central_differences(kind):
+    """The smoothed certificate's gradient (the soft maximum's weights through ``T``, with the
+    null directions' correction) against central differences: agreement to 1e-6 relative
+    (the difference quotient's error at h = 1e-6 is O(h²·‖∇³‖) plus rounding ~1e-10/h)."""
+    problem = _factor_moons(16, kind)
+    lift = L._Lift(problem.labelset)
+    dual = L._FactorDual(problem, lift)
+    rng = np.random.default_rng(0)
+    alpha = rng.uniform(0.1, 0.9, 16)
+    y = rng.uniform(0.5, 2.0, lift.dim)
+    _, g_a, g_y = dual.smoothed(alpha, y, 0.05)
+    for _ in range(3):
+        d_a, d_y = rng.standard_normal(16), rng.standard_normal(lift.dim)
+        h = 1e-6
+        plus = dual.smoothed(alpha + h * d_a, y + h * d_y, 0.05)[0]
+        minus = dual.smoothed(alpha - h * d_a, y - h * d_y, 0.05)[0]
+        slope = g_a @ d_a + g_y @ d_y
+        assert (plus - minus) / (2 * h) == pytest.approx(slope, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_factor_certificate_bounds_cvxpy_phi(kind, seed):
+    """Scaled to feasibility, any y > 0 bounds φ(H_α) from above (CVXPY's φ, Clarabel); at the
+    mixing method's y the scale is 1 and the bound is tight."""
+    problem = _factor_moons(12, kind, seed=seed)
+    rng = np.random.default_rng(seed)
+    alpha = rng.uniform(0, 1, 12) * problem.costs
+    phi = _phi_cvxpy(problem, alpha)
+    tol = 1e-6 * max(1.0, abs(phi))
+    lift = L._Lift(problem.labelset)
+    dual = L._FactorDual(problem, lift)
+    for _ in range(3):
+        y = rng.uniform(0.1, 3.0, lift.dim)
+        value, t = dual.certificate(alpha, y)
+        assert t * y.sum() >= phi - tol
+        assert value == pytest.approx(alpha.sum() - 0.5 * t * y.sum())
+    cert = L.certify(problem, alpha, max_sweeps=5000, eigen="factor")
+    assert cert.eigen == "factor"
+    assert phi - tol <= cert.phi_upper <= phi + 1e-3 * max(1.0, abs(phi))
+
+
+@pytest.mark.parametrize("kind", ["ssl", "clustering"])
+def test_factor_polish_reaches_the_sdp_value(kind):
+    """From label generation's α and y = 1, the factor polish's certified value lies in the
+    bracket of the CVXPY SDP (below its objective, within AGREE_RTOL of its certified value;
+    measured 1.4e-4 and 1.0e-4 relative at n = 40)."""
+    problem = _factor_moons(20, kind)
+    lift = L._Lift(problem.labelset)
+    hull = wc.solve(problem, method="label_generation")
+    _, _, value = L._factor_polish(L._FactorDual(problem, lift), hull.alpha,
+                                   np.ones(lift.dim), 1500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = solve_sdp(problem, solver_options=TIGHT_SCS, polish=2000)
+    top = max(ref.value, ref.extra["solver_value"])
+    assert value <= top + VALID_RTOL * max(1.0, abs(top))
+    assert value >= ref.value - AGREE_RTOL * max(1.0, abs(ref.value))
+
+
+def test_solver_polishes_through_the_factor_above_the_polish_limit(monkeypatch):
+    """Above POLISH_LIMIT (lowered here) the rounds polish through the factor: the result stays
+    a valid bound of the CVXPY SDP and is no lower than without a polish."""
+    problem = _factor_moons(20, "ssl")
+    monkeypatch.setattr(L, "POLISH_LIMIT", 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        polished = L.solve_sdp_lowrank(problem, max_iter=2)
+        plain = L.solve_sdp_lowrank(problem, max_iter=2, polish=0)
+        ref = solve_sdp(problem, solver_options=TIGHT_SCS, polish=2000)
+    top = max(ref.value, ref.extra["solver_value"])
+    assert polished.value <= top + VALID_RTOL * max(1.0, abs(top))
+    assert polished.value >= plain.value - 1e-12
+
+
+def test_factor_certificate_needs_a_factor():
+    problem = _moons(12, "ssl")
+    with pytest.raises(ValueError, match="eigen.*factor.*Gram"):
+        L.certify(problem, np.full(12, 0.5), eigen="factor")
+
+
 # -- the primal descent ------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["ssl", "proportions"])
 def test_primal_gradient_is_danskins(kind):
