@@ -5,7 +5,8 @@ r"""Exact solution of the MIP ``min_{y ∈ B} J(y)`` (docs/design.rst §3.5).
 - :func:`branch_and_bound`: depth-first branch and bound over partial labelings for the label
   sets described by counts (semi-supervised, clustering, proportions), with the SVM on the
   assigned points as the certified lower bound (Chapelle, Sindhwani & Keerthi 2006) or, with
-  ``bound="hull"``, a certified bound of the node's convex-hull relaxation on top of it.
+  ``bound="hull"``, a certified bound of the node's convex-hull relaxation on top of it, or,
+  with ``bound="sdp"``, a certified bound of the node's SDP relaxation (:class:`_NodeSDP`).
 - :func:`depth_first` and :func:`search_summary`: the search loop (limits, Ctrl-C, progress)
   and its summary, shared with :func:`weakcvx.bnb_s3vm.branch_and_bound_s3vm`.
 
@@ -727,11 +728,15 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     Parameters
     ----------
     problem : WeakLabelProblem
-    bound : {"svm", "hull"}, default="svm"
+    bound : {"svm", "hull", "sdp"}, default="svm"
         Lower bound at a node (see Notes). ``"svm"``: the SVM value on the assigned points
         (Chapelle et al. 2006 §4). ``"hull"``: additionally a certified lower bound of the
         node's convex-hull relaxation, computed when the SVM bound does not prune but is
-        within ``HULL_GATE`` (relative) of the pruning threshold.
+        within ``HULL_GATE`` (relative) of the pruning threshold. ``"sdp"``: additionally a
+        certified bound of the node's SDP relaxation (:meth:`_BranchAndBound.sdp_bound`),
+        computed within ``SDP_GATE``. ``"svm"`` stays the default: on two moons the other
+        two save a few per cent of the nodes and cost more time than they save
+        (``weakcvx bench bnb``, docs/methods/s3vm.rst).
     max_nodes : int, optional
         Stop after this many nodes (nodes whose SVM was solved).
     time_limit : float, optional
@@ -768,7 +773,9 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
         ``value ≤ optimum ≤ upper_bound``. ``extra``: ``n_nodes``, ``incumbent`` (its J),
         ``lower_bound``, ``root_bound``, ``seed`` (source, J before and after polishing, and
         seconds of the initial incumbent),
-        ``n_pruned``, ``n_steps`` (coordinate steps); ``history``: one record per incumbent
+        ``n_pruned``, ``n_steps`` (coordinate steps), ``sdp_nodes``, ``sdp_pruned`` and
+        ``sdp_seconds`` (``bound="sdp"``: nodes where the SDP bound was computed, those it
+        pruned, its time; 0 otherwise); ``history``: one record per incumbent
         improvement (``iteration`` = nodes so far, ``value``, ``lower_bound``, ``seconds``).
 
     Raises
@@ -833,6 +840,26 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     value. On two moons ``"hull"`` saves a few percent of the nodes at about the same total
     time: the convex hull is far below the MIP there, and the SVM bound is cheap
     (``weakcvx bench bnb``; measurements in docs/methods/s3vm.rst).
+
+    ``bound="sdp"``: at a node the SVM bound does not prune (but within ``SDP_GATE`` of the
+    threshold), a certified value of the node's SDP relaxation, the SDP rung of
+    docs/design.rst §3.10 with the assigned labels pinned (``M_SS = y_S y_Sᵀ``) and the
+    node's remaining counts:
+
+    .. math::
+
+        1^\top α - \tfrac12\Big(\textstyle\sum_i y_i + \sum_g μ_g r_g^2
+        - d\,λ_{\min}\big(N^\top(\mathrm{Diag}\,y + \textstyle\sum_g μ_g a_g a_g^\top
+        - \tilde H_α)N\big)\Big) \;\le\; \min_{b ∈ B_U} J(y_S, b)
+
+    for every ``α`` supported on the assigned points and a set ``W`` of free points, every
+    ``y`` and ``μ ≥ 0`` (weak duality; ``H̃_α`` is ``diag(α)Kdiag(α)`` with the assigned rows
+    merged, ``a_g``, ``r_g`` the counts as norm constraints, ``N`` the equations among them:
+    :class:`_NodeSDP`). ``(α, y, μ)`` ascend a soft minimum of it for ``SDP_EVALUATIONS``
+    evaluations (L-BFGS-B, from the node's SVM ``α``, where it equals the SVM bound, and the
+    parent's ``α_W``, ``y``), and the value is the exact certificate at the end point. With
+    ``W`` all free points and a long ascent it is the node's SDP value (tests check it against
+    the CVXPY model of :mod:`weakcvx.sdp`).
 
     References
     ----------
