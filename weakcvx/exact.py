@@ -5,7 +5,8 @@ r"""Exact solution of the MIP ``min_{y ∈ B} J(y)`` (docs/design.rst §3.5).
 - :func:`branch_and_bound`: depth-first branch and bound over partial labelings for the label
   sets described by counts (semi-supervised, clustering, proportions), with the SVM on the
   assigned points as the certified lower bound (Chapelle, Sindhwani & Keerthi 2006) or, with
-  ``bound="hull"``, a certified bound of the node's convex-hull relaxation on top of it.
+  ``bound="hull"``, a certified bound of the node's convex-hull relaxation on top of it, or,
+  with ``bound="sdp"``, a certified bound of the node's SDP relaxation (:class:`_NodeSDP`).
 - :func:`depth_first` and :func:`search_summary`: the search loop (limits, Ctrl-C, progress)
   and its summary, shared with :func:`weakcvx.bnb_s3vm.branch_and_bound_s3vm`.
 
@@ -99,7 +100,7 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
 #: (docs/methods/s3vm.rst).
 SEED_MAX_ITER = 5
 
-BOUNDS = ("svm", "hull")
+BOUNDS = ("svm", "hull", "sdp")
 
 #: With ``polish``, every this many nodes the node's classifier is rounded to a feasible
 #: labeling and descended locally (:meth:`_BranchAndBound.complete`, :func:`_polish`): about
@@ -110,6 +111,16 @@ COMPLETE_EVERY = 50
 #: of the pruning threshold: farther ones it almost never prunes (the gate keeps nearly all
 #: the nodes saved at a fraction of the time, docs/methods/s3vm.rst).
 HULL_GATE = 0.1
+
+#: ``bound="sdp"`` (:meth:`_BranchAndBound.sdp_bound`): computed at nodes whose SVM bound is
+#: within ``SDP_GATE`` (relative) of the pruning threshold; at most ``SDP_POINTS`` free
+#: points (those nearest the node's margin) enter its SDP; ``SDP_EVALUATIONS`` evaluations
+#: of the smoothed dual function at the soft-minimum temperatures ``SDP_TEMPERATURES``
+#: (relative to the bound's size). Measurements in docs/methods/s3vm.rst.
+SDP_GATE = 0.05
+SDP_POINTS = 150
+SDP_EVALUATIONS = 60
+SDP_TEMPERATURES = (1e-2, 1e-3)
 
 
 @numba.njit(cache=True)
@@ -252,14 +263,15 @@ class _Node:
     per-group positives assigned ``pos`` and unassigned ``rem``, and the certified ``bound``."""
 
     __slots__ = ("labels", "alpha", "f", "pos", "rem", "bound", "depth", "converged",
-                 "hull_alpha", "dual")
+                 "hull_alpha", "dual", "sdp_state")
 
     def __init__(self, labels, alpha, f, pos, rem, bound, depth, converged=False,
-                 hull_alpha=None):
+                 hull_alpha=None, sdp_state=None):
         self.labels, self.alpha, self.f = labels, alpha, f
         self.pos, self.rem = pos, rem
         self.bound, self.depth, self.converged = bound, depth, converged
         self.hull_alpha = hull_alpha
+        self.sdp_state = sdp_state  # bound="sdp": the warm start of the children (_NodeSDP)
         self.dual = 0.0  # D_S at the node's α: the SVM bound itself
 
 
@@ -423,6 +435,32 @@ class _BranchAndBound:
         Kabs = self.absK[np.ix_(U, U)]
         return node.dual + float(alpha.sum()) - linear - 0.5 * float(alpha @ Kabs @ alpha)
 
+    def sdp_bound(self, node, points=None, evaluations=None, temperatures=None):
+        r"""A certified bound of the node's SDP relaxation (``bound="sdp"``, :class:`_NodeSDP`).
+
+        The node's SDP: ``max_α 1ᵀα − ½ φ_node(H_α)`` with ``φ_node`` the SDP over
+        ``M ⪰ 0``, ``diag M = 1``, ``M_SS = y_S y_Sᵀ`` (the assigned labels) and the node's
+        remaining counts; it is below every completion's ``J`` and at ``α_U = 0`` equals the
+        SVM bound. Here ``α`` is kept on the assigned points and the ``points`` free points of
+        smallest ``|f(x_j)|`` (``W``; the others at 0, which only weakens the bound), the
+        counts enter as the norm constraints of :class:`_NodeSDP` (with ``W = U`` and exact
+        counts, the node's SDP itself), and ``(α, y, μ)`` ascend the smoothed dual function
+        for ``evaluations`` evaluations from the parent's point. The value is the exact
+        certificate at the final point: valid whatever the ascent did. Returns ``-inf`` at a
+        leaf.
+        """
+        points = SDP_POINTS if points is None else points
+        evaluations = SDP_EVALUATIONS if evaluations is None else evaluations
+        temperatures = SDP_TEMPERATURES if temperatures is None else temperatures
+        U = np.flatnonzero(node.labels == 0)
+        if U.size == 0:
+            return -np.inf
+        W = U[np.argsort(np.abs(node.f[U]), kind="stable")[:points]]
+        model = _NodeSDP(self, node, W)
+        x = model.ascend(model.start(node, node.sdp_state), evaluations, temperatures)
+        node.sdp_state = model.state(x)
+        return model.certify(x)
+
     def complete(self, node):
         """A feasible completion of the node: its classifier's labels, rounded by the label set
         (the relabeling scores of :func:`weakcvx.local.relabel_scores` on the free points, the
@@ -469,6 +507,157 @@ class _BranchAndBound:
         d = self.diag[x]
         cheap = (float(_gain(1.0 - fU[k], d, cU[k])), float(_gain(1.0 + fU[k], d, cU[k])))
         return x, first, cheap
+
+
+# ---------------------------------------------------------------------------------------------
+# bound="sdp": a certified SDP bound of a node, restricted to the free points nearest its margin
+# ---------------------------------------------------------------------------------------------
+class _NodeSDP:
+    r"""The dual function of a node's SDP relaxation on ``S ∪ W`` (``bound="sdp"``).
+
+    ``S``: the assigned points (labels ``y_S``, merged into the lifted row ``τ``); ``W``: the
+    free points kept (``d = 1 + |W|`` lifted rows); the other free points ``Z`` keep
+    ``α_Z = 0``. Variables ``x = (α_S, α_W, y ∈ R^d, μ ≥ 0)``; with ``u = α_S ∘ y_S``,
+
+    .. math::
+
+        \tilde H = \begin{pmatrix} u^\top K_{SS} u & (α_W ∘ K_{WS} u)^\top \\
+            α_W ∘ K_{WS} u & D_{α_W} K_{WW} D_{α_W} \end{pmatrix},\qquad
+        \mathrm{LB}(x) = 1^\top α_S + 1^\top α_W - \tfrac12\Big(\textstyle\sum_i y_i
+            + \sum_g μ_g r_g^2 - d\,λ_{\min}\big(N^\top(\mathrm{Diag}\,y
+            + \sum_g μ_g a_g a_g^\top - \tilde H)N\big)\Big).
+
+    Each group ``g`` of free points with ``[lo_g, hi_g]`` positives still needed among its
+    free points ``U_g`` gives ``a_g = (s_g, −1_{W_g})`` with ``s_g`` the middle of the range
+    of ``1ᵀy_{U_g}`` and ``r_g = |Z_g| + (range width)/2``: every completion ``b`` satisfies
+    ``|a_gᵀ(1, b_W)| ≤ r_g``, i.e. ``a_gᵀM̃a_g ≤ r_g²`` for ``M̃ = (1, b_W)(1, b_W)ᵀ``. Groups
+    with ``r_g = 0`` (exact count, all free points in ``W``) are equations ``M̃a_g = 0``: ``N``
+    is an orthonormal basis of the complement of those ``a_g`` (no Slater point otherwise), the
+    others enter with ``μ_g``. ``LB(x) ≤ J(y_S, b)`` for every completion ``b`` and *every*
+    ``x`` (weak duality twice: ``tr M̃ = d`` on the relaxation, see
+    :func:`weakcvx.lowrank_sdp.certify`), so any iterate is certified once ``λ_min`` is
+    computed exactly; the ascent maximises a soft minimum ``−τ log Σ e^{−λ_i/τ} ≤ λ_min``.
+    """
+
+    def __init__(self, bb, node, W):
+        self.bb, self.W = bb, W
+        labels = node.labels
+        self.S = S = np.flatnonzero(labels)
+        self.yS = labels[S]
+        self.K_SS = bb.K[np.ix_(S, S)]
+        self.K_WS = bb.K[np.ix_(W, S)]
+        self.K_WW = bb.K[np.ix_(W, W)]
+        self.d = d = 1 + W.size
+        pos = np.full(bb.n, -1, dtype=np.int64)
+        pos[W] = 1 + np.arange(W.size)
+        null, rows, radii = [], [], []
+        for g, members in enumerate(bb.members):
+            free = members[labels[members] == 0]
+            inW = pos[free][pos[free] >= 0]
+            if inW.size == 0:  # |s_g| ≤ r_g always: no constraint on W
+                continue
+            lo = 2 * max(bb.lo[g] - node.pos[g], 0) - free.size
+            hi = 2 * min(bb.hi[g] - node.pos[g], node.rem[g]) - free.size
+            a = np.zeros(d)
+            a[0], a[inW] = 0.5 * (lo + hi), -1.0
+            radius = free.size - inW.size + 0.5 * (hi - lo)
+            if radius == 0:
+                null.append(a)
+            else:
+                rows.append(a)
+                radii.append(radius)
+        if null:
+            Q, _ = np.linalg.qr(np.array(null).T, mode="complete")
+            self.N = Q[:, len(null):]
+        else:
+            self.N = np.eye(d)
+        self.A = np.array(rows).reshape(len(rows), d)
+        self.r2 = np.square(np.array(radii, dtype=float))
+        self.c = np.concatenate([bb.c[S], bb.c[W]])
+        self.sizes = (S.size, W.size, d, len(rows))
+
+    def split(self, x):
+        s, w, d, _ = self.sizes
+        return x[:s], x[s:s + w], x[s + w:s + w + d], x[s + w + d:]
+
+    def matrix(self, x):
+        """``(aS, aW, y, μ, Nᵀ(Diag y + Σμ_g a_g a_gᵀ − H̃)N)`` and ``K_{SS}u``, ``f_W``."""
+        aS, aW, y, mu = self.split(x)
+        u = aS * self.yS
+        Ku = self.K_SS @ u
+        fW = self.K_WS @ u
+        H = np.empty((self.d, self.d))
+        H[0, 0] = u @ Ku
+        H[0, 1:] = H[1:, 0] = aW * fW
+        H[1:, 1:] = aW[:, None] * self.K_WW * aW[None, :]
+        M = (self.A.T * mu) @ self.A - H
+        M[np.diag_indices_from(M)] += y
+        return aS, aW, y, mu, self.N.T @ M @ self.N, Ku, fW
+
+    def negative(self, x, tau):
+        """``−LB`` with the soft minimum at temperature ``tau``, and its gradient."""
+        aS, aW, y, mu, S, Ku, fW = self.matrix(x)
+        lam, U = np.linalg.eigh(S)
+        z = np.exp(-(lam - lam[0]) / tau)
+        soft = lam[0] - tau * np.log(z.sum())
+        NU = self.N @ (U * np.sqrt(z / z.sum()))
+        P = NU @ NU.T  # ∂ soft / ∂(the unrestricted matrix)
+        d = self.d
+        value = aS.sum() + aW.sum() - 0.5 * (y.sum() + mu @ self.r2 - d * soft)
+        g_aS = 1.0 - d * self.yS * (P[0, 0] * Ku + self.K_WS.T @ (P[0, 1:] * aW))
+        g_aW = 1.0 - d * (P[0, 1:] * fW + (P[1:, 1:] * self.K_WW) @ aW)
+        g_y = -0.5 + 0.5 * d * np.diag(P)
+        g_mu = -0.5 * self.r2 + 0.5 * d * np.einsum("gi,ij,gj->g", self.A, P, self.A)
+        return -value, -np.concatenate([g_aS, g_aW, g_y, g_mu])
+
+    def certify(self, x):
+        """The certified ``LB(x)``: exact smallest eigenvalue less a rounding margin."""
+        aS, aW, y, mu, S, _, _ = self.matrix(x)
+        lam = float(scipy.linalg.eigh(S, eigvals_only=True, subset_by_index=[0, 0],
+                                      check_finite=False)[0])
+        lam -= 10 * S.shape[0] * np.finfo(float).eps * float(np.linalg.norm(S))
+        return float(aS.sum() + aW.sum() - 0.5 * (y.sum() + mu @ self.r2 - self.d * lam))
+
+    def start(self, node, state):
+        """The node's SVM ``α_S`` (where ``LB`` is the SVM bound), or the parent's point."""
+        S, W = self.S, self.W
+        aS = node.alpha[S]
+        u = aS * self.yS
+        y = np.zeros(self.d)
+        y[0] = u @ (self.K_SS @ u)
+        aW = np.zeros(W.size)
+        mu = np.zeros(self.sizes[3])
+        if state is not None:
+            aW = state["alpha"][W]
+            y[1:] = state["y"][W]
+            y[0] = max(y[0], state["y0"])
+        return np.concatenate([aS, aW, y, mu])
+
+    def ascend(self, x, evaluations, temperatures):
+        """L-BFGS-B on the smoothed ``LB`` over the box of ``α`` and ``μ ≥ 0``."""
+        import scipy.optimize
+
+        s, w, d, m = self.sizes
+        bounds = [(0.0, ci) for ci in self.c] + [(None, None)] * d + [(0.0, None)] * m
+        per = max(2, evaluations // len(temperatures))
+        scale = max(1.0, float(x[:s].sum()))  # the size of LB (≈ 1ᵀα_S − ½ u ᵀK u)
+        for t in temperatures:
+            res = scipy.optimize.minimize(self.negative, x, args=(t * scale / d,), jac=True,
+                                          method="L-BFGS-B", bounds=bounds,
+                                          options={"maxfun": per, "maxiter": per})
+            x = res.x
+        lo = np.concatenate([np.zeros(s + w), np.full(d, -np.inf), np.zeros(m)])
+        hi = np.concatenate([self.c, np.full(d + m, np.inf)])
+        return np.clip(x, lo, hi)
+
+    def state(self, x):
+        """The warm start handed to the children: ``α`` and ``y`` by point, ``y_τ``."""
+        aS, aW, y, _ = self.split(x)
+        alpha = np.zeros(self.bb.n)
+        alpha[self.W] = aW
+        yy = np.zeros(self.bb.n)
+        yy[self.W] = y[1:]
+        return {"alpha": alpha, "y": yy, "y0": float(y[0])}
 
 
 def _seed(problem, incumbent, random_state):
@@ -539,11 +728,15 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     Parameters
     ----------
     problem : WeakLabelProblem
-    bound : {"svm", "hull"}, default="svm"
+    bound : {"svm", "hull", "sdp"}, default="svm"
         Lower bound at a node (see Notes). ``"svm"``: the SVM value on the assigned points
         (Chapelle et al. 2006 §4). ``"hull"``: additionally a certified lower bound of the
         node's convex-hull relaxation, computed when the SVM bound does not prune but is
-        within ``HULL_GATE`` (relative) of the pruning threshold.
+        within ``HULL_GATE`` (relative) of the pruning threshold. ``"sdp"``: additionally a
+        certified bound of the node's SDP relaxation (:meth:`_BranchAndBound.sdp_bound`),
+        computed within ``SDP_GATE``. ``"svm"`` stays the default: on two moons the other
+        two save a few per cent of the nodes and cost more time than they save
+        (``weakcvx bench bnb``, docs/methods/s3vm.rst).
     max_nodes : int, optional
         Stop after this many nodes (nodes whose SVM was solved).
     time_limit : float, optional
@@ -580,7 +773,9 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
         ``value ≤ optimum ≤ upper_bound``. ``extra``: ``n_nodes``, ``incumbent`` (its J),
         ``lower_bound``, ``root_bound``, ``seed`` (source, J before and after polishing, and
         seconds of the initial incumbent),
-        ``n_pruned``, ``n_steps`` (coordinate steps); ``history``: one record per incumbent
+        ``n_pruned``, ``n_steps`` (coordinate steps), ``sdp_nodes``, ``sdp_pruned`` and
+        ``sdp_seconds`` (``bound="sdp"``: nodes where the SDP bound was computed, those it
+        pruned, its time; 0 otherwise); ``history``: one record per incumbent
         improvement (``iteration`` = nodes so far, ``value``, ``lower_bound``, ``seconds``).
 
     Raises
@@ -645,6 +840,26 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
     value. On two moons ``"hull"`` saves a few percent of the nodes at about the same total
     time: the convex hull is far below the MIP there, and the SVM bound is cheap
     (``weakcvx bench bnb``; measurements in docs/methods/s3vm.rst).
+
+    ``bound="sdp"``: at a node the SVM bound does not prune (but within ``SDP_GATE`` of the
+    threshold), a certified value of the node's SDP relaxation, the SDP rung of
+    docs/design.rst §3.10 with the assigned labels pinned (``M_SS = y_S y_Sᵀ``) and the
+    node's remaining counts:
+
+    .. math::
+
+        1^\top α - \tfrac12\Big(\textstyle\sum_i y_i + \sum_g μ_g r_g^2
+        - d\,λ_{\min}\big(N^\top(\mathrm{Diag}\,y + \textstyle\sum_g μ_g a_g a_g^\top
+        - \tilde H_α)N\big)\Big) \;\le\; \min_{b ∈ B_U} J(y_S, b)
+
+    for every ``α`` supported on the assigned points and a set ``W`` of free points, every
+    ``y`` and ``μ ≥ 0`` (weak duality; ``H̃_α`` is ``diag(α)Kdiag(α)`` with the assigned rows
+    merged, ``a_g``, ``r_g`` the counts as norm constraints, ``N`` the equations among them:
+    :class:`_NodeSDP`). ``(α, y, μ)`` ascend a soft minimum of it for ``SDP_EVALUATIONS``
+    evaluations (L-BFGS-B, from the node's SVM ``α``, where it equals the SVM bound, and the
+    parent's ``α_W``, ``y``), and the value is the exact certificate at the end point. With
+    ``W`` all free points and a long ascent it is the node's SDP value (tests check it against
+    the CVXPY model of :mod:`weakcvx.sdp`).
 
     References
     ----------
@@ -851,6 +1066,7 @@ class _Tree:
         self.stack = [(0.0, None, self.root, None, None)]
         self.n_nodes, self.n_pruned, self.closed = 0, 0, np.inf
         self.root_bound, self.depth = None, 0
+        self.sdp = {"nodes": 0, "pruned": 0, "seconds": 0.0}
         self.history = [{"iteration": 0, "value": inc_value, "lower_bound": -np.inf,
                          "source": seed["source"], "seconds": time.perf_counter() - start}]
 
@@ -893,7 +1109,7 @@ class _Tree:
         if node is None:  # build the child of `parent` that labels x
             node = _Node(parent.labels.copy(), parent.alpha.copy(), parent.f.copy(),
                          parent.pos.copy(), parent.rem.copy(), lb, parent.depth + 1,
-                         hull_alpha=parent.hull_alpha)
+                         hull_alpha=parent.hull_alpha, sdp_state=parent.sdp_state)
             if bb._assign(node, [x], [label]) is None:
                 return False  # no completion meets the counts: prune (contributes no bound)
         leaf = not np.any(node.rem)
@@ -906,6 +1122,9 @@ class _Tree:
                 and thr - HULL_GATE * max(1.0, abs(thr)) <= bound_value < thr):
             bound_value = max(bound_value, bb.hull_bound(node))
             node.bound = bound_value
+        if (self.bound == "sdp" and not leaf
+                and thr - SDP_GATE * max(1.0, abs(thr)) <= bound_value < thr):
+            bound_value = node.bound = max(bound_value, self._sdp(node, thr))
         if bound_value >= thr:
             self.closed = min(self.closed, bound_value)
             self.n_pruned += 1
@@ -920,6 +1139,15 @@ class _Tree:
         else:
             self._branch(node)
         return True
+
+    def _sdp(self, node, thr):
+        """:meth:`_BranchAndBound.sdp_bound` of ``node``, counted and timed."""
+        t0 = time.perf_counter()
+        value = self.bb.sdp_bound(node)
+        self.sdp["nodes"] += 1
+        self.sdp["pruned"] += value >= thr
+        self.sdp["seconds"] += time.perf_counter() - t0
+        return value
 
     def _branch(self, node):
         """Every ``COMPLETE_EVERY`` nodes (with ``polish``) try the node's rounded classifier as
@@ -966,7 +1194,9 @@ class _Tree:
             extra={"n_nodes": self.n_nodes, "n_pruned": self.n_pruned,
                    "incumbent": float(upper), "lower_bound": float(lower),
                    "root_bound": self.root_bound, "seed": seed, "bound": self.bound,
-                   "n_steps": self.bb.n_steps, "pinned": self.pinned})
+                   "n_steps": self.bb.n_steps, "pinned": self.pinned,
+                   "sdp_nodes": self.sdp["nodes"], "sdp_pruned": self.sdp["pruned"],
+                   "sdp_seconds": self.sdp["seconds"]})
 
 
 def _search(problem, bound, max_nodes, time_limit, tol, verbose, random_state, start,

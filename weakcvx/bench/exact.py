@@ -10,6 +10,9 @@ import numpy as np
 #: Sizes of the sweep; it stops, per bound, at the first size some seed does not certify.
 SIZES = (20, 40, 60, 80, 100, 150, 200, 250, 300, 400, 500)
 
+#: The node bounds compared (weakcvx.exact.BOUNDS).
+BOUNDS = ("svm", "hull", "sdp")
+
 
 def _two_moons_problem(n, seed):
     import weakcvx as wc
@@ -19,34 +22,38 @@ def _two_moons_problem(n, seed):
                                wc.labelsets.SemiSupervised(y_known), costs=10.0, y_true=y_true)
 
 
-def bench_bnb(quick=False, seeds=None, run_limit=600.0):
+def bench_bnb(quick=False, seeds=None, run_limit=600.0, bounds=BOUNDS, sizes=SIZES):
     """Branch and bound on two moons (2 labeled points, RBF gamma=2, C=10): nodes and seconds
-    with ``bound="svm"`` (Chapelle et al.) and ``bound="hull"`` for growing n, and the largest n
-    certified within the time limit with each.
+    with ``bound="svm"`` (Chapelle et al.), ``bound="hull"`` and ``bound="sdp"`` for growing
+    n, and the largest n certified within the time limit with each.
 
-    Full run: seeds 0, 1, 2 per size (``seeds=``), 10 minutes per run (``run_limit``). ``quick``: seed 0 only and a budget
-    of 2 minutes per bound for the whole sweep (each run gets what is left of it). The sweep of
-    a bound stops at the first run that does not certify. Times include the incumbent seed
-    (rounding of the convex-hull relaxation, ``SEED_MAX_ITER`` label-generation rounds), shown
-    apart in the column "seed s".
+    Full run: seeds 0, 1, 2 per size (``seeds=``), 10 minutes per run (``run_limit``).
+    ``quick``: seed 0 only and a budget of 80 s per bound for the whole sweep (each run gets
+    what is left of it; every bound certifies up to n = 300 in well under that). The sweep of
+    a bound stops at the first run that does not certify. ``bounds`` and ``sizes`` restrict
+    the sweep (a single measurement: ``bench_bnb(seeds=[0], bounds=["sdp"], sizes=[400])``).
+    Times include the incumbent seed (rounding of the convex-hull relaxation,
+    ``SEED_MAX_ITER`` label-generation rounds), shown apart in the column "seed s"; for
+    ``"sdp"`` the columns "sdp" (nodes where the SDP bound was computed / pruned) and
+    "sdp s" (its seconds).
     """
     from sklearn.exceptions import ConvergenceWarning
 
     from weakcvx.exact import branch_and_bound
 
     seeds = ((0,) if quick else (0, 1, 2)) if seeds is None else tuple(seeds)
-    budget = 120.0 if quick else np.inf
+    budget = 80.0 if quick else np.inf
     print(f"branch and bound on two moons (2 labeled, gamma=2, C=10); seeds {list(seeds)}; "
-          + ("budget 120 s per bound" if quick else "time limit 600 s per run"))
+          + ("budget 80 s per bound" if quick else f"time limit {run_limit:g} s per run"))
     print(f"{'bound':>6} {'n':>5} {'seed':>4} {'nodes':>9} {'seconds':>9} {'ms/node':>8} "
           f"{'seed s':>7} {'status':>11} {'optimum/LB':>11} {'J(true)':>9} {'seed J':>9} "
-          f"{'accuracy':>8}")
+          f"{'accuracy':>8} {'sdp':>11} {'sdp s':>7}")
     records = []
     largest = {}
-    for bound in ("svm", "hull"):
+    for bound in bounds:
         spent = 0.0
         largest[bound] = None
-        for n in SIZES:
+        for n in sizes:
             all_certified = True
             for seed in seeds:
                 limit = min(run_limit, budget - spent)
@@ -63,18 +70,22 @@ def bench_bnb(quick=False, seeds=None, run_limit=600.0):
                 J_true = problem.J(problem.y_true)[0]
                 nodes = res.extra["n_nodes"]
                 accuracy = float(np.mean(res.labels == problem.y_true))
+                sdp = f"{res.extra['sdp_nodes']}/{res.extra['sdp_pruned']}"
                 print(f"{bound:>6} {n:>5} {seed:>4} {nodes:>9} {seconds:>9.2f} "
                       f"{1e3 * seconds / max(nodes, 1):>8.2f} "
                       f"{res.extra['seed']['seconds']:>7.2f} {res.status:>11} "
                       f"{res.value:>11.5g} {J_true:>9.5g} {res.extra['seed']['value']:>9.5g} "
-                      f"{accuracy:>8.2f}", flush=True)
+                      f"{accuracy:>8.2f} {sdp:>11} {res.extra['sdp_seconds']:>7.2f}",
+                      flush=True)
                 records.append({"bound": bound, "n": n, "seed": seed, "nodes": nodes,
                                 "seconds": seconds, "status": res.status,
                                 "certified": res.certified, "value": res.value,
                                 "upper_bound": res.upper_bound, "J_true": J_true,
                                 "seed_value": res.extra["seed"]["value"],
                                 "seed_seconds": res.extra["seed"]["seconds"],
-                                "accuracy": accuracy})
+                                "accuracy": accuracy, "sdp_nodes": res.extra["sdp_nodes"],
+                                "sdp_pruned": res.extra["sdp_pruned"],
+                                "sdp_seconds": res.extra["sdp_seconds"]})
                 if not res.certified:
                     all_certified = False
                     break
@@ -82,17 +93,18 @@ def bench_bnb(quick=False, seeds=None, run_limit=600.0):
                 break
             largest[bound] = n
     for bound, n in largest.items():
-        limit = "the 2-minute budget" if quick else "10 minutes per run"
+        limit = "the 80 s budget" if quick else f"{run_limit:g} s per run"
         print(f"largest n certified with bound={bound!r} within {limit}: {n}")
     both = {}
     for r in records:
         both.setdefault((r["n"], r["seed"]), {})[r["bound"]] = r
-    rows = [(k, v) for k, v in sorted(both.items()) if len(v) == 2
-            and v["svm"]["certified"] and v["hull"]["certified"]]
-    if rows:
-        saved = [1 - v["hull"]["nodes"] / v["svm"]["nodes"] for _, v in rows]
-        ratio = [v["hull"]["seconds"] / v["svm"]["seconds"] for _, v in rows]
-        print(f"hull vs svm on the {len(rows)} runs both certified: nodes saved "
-              f"{np.median(saved):.0%} (median; range {min(saved):.0%} to {max(saved):.0%}), "
-              f"time ratio {np.median(ratio):.2f} (median)")
+    for other in bounds:
+        rows = [v for _, v in sorted(both.items()) if other != "svm" and "svm" in v
+                and other in v and v["svm"]["certified"] and v[other]["certified"]]
+        if rows:
+            saved = [1 - v[other]["nodes"] / v["svm"]["nodes"] for v in rows]
+            ratio = [v[other]["seconds"] / v["svm"]["seconds"] for v in rows]
+            print(f"{other} vs svm on the {len(rows)} runs both certified: nodes saved "
+                  f"{np.median(saved):.0%} (median; range {min(saved):.0%} to "
+                  f"{max(saved):.0%}), time ratio {np.median(ratio):.2f} (median)")
     return {"records": records, "largest_certified": largest}
