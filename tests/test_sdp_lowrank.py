@@ -196,6 +196,24 @@ def test_solver_polishes_through_the_factor_above_the_polish_limit(monkeypatch):
     assert polished.value >= plain.value - 1e-12
 
 
+def test_polish_falls_back_to_double_when_single_precision_eigh_fails(monkeypatch):
+    """LAPACK's single-precision partial eigh can fail (seen inside branch and bound); the
+    polish then takes the double-precision one and the run agrees with the CVXPY SDP."""
+    real_eigh = L.scipy.linalg.eigh
+    calls = {"float32": 0}
+
+    def failing_eigh(a, *args, **kwargs):
+        if getattr(a, "dtype", None) == np.float32:
+            calls["float32"] += 1
+            raise np.linalg.LinAlgError("Internal Error")
+        return real_eigh(a, *args, **kwargs)
+
+    monkeypatch.setattr(L.scipy.linalg, "eigh", failing_eigh)
+    monkeypatch.setattr(L, "POLISH_EIGEN_COUNT", 4)
+    _agree(_moons(20, "ssl"))
+    assert calls["float32"] > 0
+
+
 def test_factor_certificate_needs_a_factor():
     problem = _moons(12, "ssl")
     with pytest.raises(ValueError, match="eigen.*factor.*Gram"):

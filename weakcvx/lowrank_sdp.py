@@ -736,9 +736,13 @@ def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4
         if eigen_count is not None and S.shape[0] > 2 * eigen_count:
             # in single precision: 1.7x faster at dim 1000; the smoothed values only steer the
             # search (relative error ~1e-7 of ‖S‖), the result is certified in double
-            lam, U = scipy.linalg.eigh(S.astype(np.float32), check_finite=False,
-                                       subset_by_index=[0, eigen_count - 1])
-            lam, U = lam.astype(np.float64), U.astype(np.float64)
+            try:
+                lam, U = scipy.linalg.eigh(S.astype(np.float32), check_finite=False,
+                                           subset_by_index=[0, eigen_count - 1])
+                lam, U = lam.astype(np.float64), U.astype(np.float64)
+            except np.linalg.LinAlgError:  # LAPACK's single-precision solver can fail
+                lam, U = scipy.linalg.eigh(S, check_finite=False,
+                                           subset_by_index=[0, eigen_count - 1])
         else:
             lam, U = np.linalg.eigh(S)
         z = np.exp(-(lam - lam[0]) / tau)
