@@ -163,6 +163,25 @@ def test_factor_certificate_bounds_cvxpy_phi(kind, seed):
     assert phi - tol <= cert.phi_upper <= phi + 1e-3 * max(1.0, abs(phi))
 
 
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_factor_lambda_min_is_a_proven_bound_equal_to_dense(kind, seed):
+    """The bisection on the Schur test never exceeds the dense ``λ_min(S)`` (it is a proven
+    lower bound) and reaches ``min(λ_min, min y)`` to 1e-9 (relative to the scale of y and H;
+    the bisection stops at 1e-12): it is only capped below ``min y``."""
+    problem = _factor_moons(14, kind, seed=seed)
+    lift = L._Lift(problem.labelset)
+    rng = np.random.default_rng(seed)
+    alpha = rng.uniform(0, 1, 14) * problem.costs
+    H = L._LiftedH(problem, lift, alpha)
+    for y in (rng.uniform(0.05, 2.0, lift.dim), L.inner_sdp(problem, alpha, _lift=lift).y):
+        dense, _ = L._lambda_min_dense(lift, H, y)
+        bound, width = L._lambda_min_factor(lift, H, y)
+        scale = max(np.abs(y).max(), H.diag.max())
+        assert bound <= dense + 1e-9 * scale
+        assert bound >= min(dense, y.min()) - 1e-9 * scale
+
+
 @pytest.mark.parametrize("kind", ["ssl", "clustering"])
 def test_factor_polish_reaches_the_sdp_value(kind):
     """From label generation's α and y = 1, the factor polish's certified value lies in the

@@ -526,10 +526,11 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
         Mixing sweeps when ``inner`` is computed here (cold start: two moons SSL n = 1000
         stops after ~170, a 12-point problem with a random α needed ~3700 for 1e-9).
     eigen : {"auto", "dense", "lanczos", "factor"}, default="auto"
-        ``λ_min`` by dense ``eigh`` (exact, ``dim ≤ DENSE_EIGEN_LIMIT`` for "auto") or LOBPCG
-        with its residual norm subtracted (see :func:`_lambda_min_lanczos`); ``"factor"``:
-        the dual point ``t·y`` scaled to feasibility through the kernel factor, exact at any
-        size (an ``r × r`` eigenproblem, :class:`_FactorDual`; no Gram matrix, ``y > 0``).
+        ``λ_min`` by dense ``eigh`` (exact, ``dim ≤ DENSE_EIGEN_LIMIT`` for "auto"), by
+        bisection on an ``r × r`` Schur test through the kernel factor (``"factor"``: a proven
+        bound at any size, :func:`_lambda_min_factor`; "auto" above the dense limit when the
+        problem has no Gram matrix), or by LOBPCG with its residual norm subtracted
+        (``"lanczos"``, see :func:`_lambda_min_lanczos`; "auto" otherwise).
 
     Returns
     -------
@@ -553,10 +554,6 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     if eigen not in ("auto", "dense", "lanczos", "factor"):
         raise ValueError(f"`eigen` must be 'auto', 'dense', 'lanczos' or 'factor'. Got {eigen!r} "
                          "instead.")
-    if eigen == "factor" and getattr(problem, "gram", None) is not None:
-        raise ValueError("`eigen`='factor' needs a problem given by a kernel factor (no Gram "
-                         "matrix, e.g. WeakLabelProblem(K, ..., rank=r)); this one has a Gram "
-                         "matrix: use 'dense' or 'lanczos'.")
     alpha = _check_alpha(problem, alpha)
     lift = _Lift(problem.labelset)
     H = _LiftedH(problem, lift, alpha)
@@ -566,16 +563,68 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     return _certificate(problem, lift, H, alpha, inner, eigen, random_state)
 
 
+def _lambda_min_factor(lift, H, y, max_halvings=200):
+    r"""A proven lower bound of ``λ_min(S)``, ``S = Nᵀ(Diag y − F̃F̃ᵀ)N``, through the kernel
+    factor ``F̃`` (``dim × r``), for any size.
+
+    For ``λ < min_j y_j``, ``Nᵀ(D − λI)N ≻ 0`` and by its Schur complement
+
+    .. math::
+
+        S - \lambda I \succeq 0 \iff
+        \lambda_{\max}\big(\tilde F^\top \Pi_{y - \lambda} \tilde F\big) \le 1, \qquad
+        \Pi_{d} = D_d^{-1} - D_d^{-1}P(P^\top D_d^{-1}P)^{-1}P^\top D_d^{-1}
+
+    (:class:`_FactorDual`), an ``r × r`` test whose left side grows with ``λ``. Bisection keeps
+    the largest ``λ`` that passes it (with the eigenvalue's rounding margin), starting from
+    ``min y − ‖F̃‖²_F``, which passes (``D − λI ⪰ ‖F̃‖²I ⪰ F̃F̃ᵀ``), and capped just below
+    ``min y``: every point that passes is a lower bound of ``λ_min(S)``, so the certificate
+    needs no assumption on an iterative eigensolver. Returns ``(λ, bracket width)``.
+    """
+    F, P = H.factor, lift.null
+    y = np.asarray(y, dtype=float)
+
+    def passes(lam):
+        d = y - lam
+        Z = F / d[:, None]
+        if P.shape[1]:
+            DP = P / d[:, None]
+            Z -= DP @ np.linalg.solve(P.T @ DP, DP.T @ F)
+        T = F.T @ Z
+        T = 0.5 * (T + T.T)
+        top = float(scipy.linalg.eigh(T, eigvals_only=True, check_finite=False,
+                                      subset_by_index=[len(T) - 1] * 2)[0])
+        return top + 1e3 * len(T) * np.finfo(float).eps * float(np.linalg.norm(T)) <= 1.0
+
+    scale = max(float(np.abs(y).max()), float(H.diag.max()), 1e-300)
+    hi = float(y.min()) - 1e-12 * scale
+    if passes(hi):
+        return hi, 0.0
+    lo = hi - float(np.sum(F * F)) - 1e-12 * scale
+    while not passes(lo):  # rounding only: widen until the test holds
+        lo -= max(1.0, abs(lo))
+    for _ in range(max_halvings):
+        if hi - lo <= 1e-12 * scale:
+            break
+        mid = 0.5 * (lo + hi)
+        if passes(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi - lo
+
+
 def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
-    if eigen == "factor":
-        y = np.maximum(inner.y, 1e-12 * max(float(np.max(inner.y)), 1e-300))
-        value, t = _FactorDual(problem, lift).certificate(alpha, y)
-        return Certificate(value=value, phi_upper=float(t * y.sum()), phi_lower=inner.value,
-                           lambda_min=float("nan"), residual=0.0, eigen="factor", inner=inner,
-                           alpha=alpha, dropped_ranges=len(lift.ranges))
+    if eigen == "factor" and H.factor is None:
+        raise ValueError("`eigen`='factor' needs a problem given by a kernel factor (no Gram "
+                         "matrix, e.g. WeakLabelProblem(K, ..., rank=r)); this one has a Gram "
+                         "matrix: use 'dense' or 'lanczos'.")
     if eigen == "dense" or (eigen == "auto" and lift.dim <= DENSE_EIGEN_LIMIT):
         lam, residual = _lambda_min_dense(lift, H, inner.y)
         kind = "dense"
+    elif eigen == "factor" or (eigen == "auto" and H.factor is not None):
+        lam, residual = _lambda_min_factor(lift, H, inner.y)
+        kind = "factor"
     else:
         lam, residual = _lambda_min_lanczos(lift, H, inner.y, inner.V, random_state)
         kind = "lanczos"
@@ -1171,6 +1220,9 @@ class _Rounds:
         best = self.best
         alpha, y, value = _factor_polish(self.factor_dual, best.alpha, best.inner.y,
                                          evaluations, deadline=self.deadline)
+        self._certify(alpha, V0=best.inner.V if best.inner.V is not None else self.primal.V,
+                      y=y)  # the shifted certificate of the same point (kept when better)
+        best = self.best
         if value > best.value:
             t = self.factor_dual.certificate(alpha, y)[1]
             self.best = Certificate(value=value, phi_upper=float(t * y.sum()),
