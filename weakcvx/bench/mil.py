@@ -97,6 +97,14 @@ MI-SVM 0.842 / 0.853 / 0.820 on the same folds.
   20 to 1e-4 with 5 rounds, 0.845 at 24.3x (``gamma="scale"``). No gain, so the masters and
   the kernel build stay as they are.
 
+A fourth search (issue 19 point 4, same seeds and protocol; figures in :doc:`/methods/mil`,
+"What else was tried for Musk1") with :func:`rules_table`: the bag rule (the training bags'
+separating threshold, an SVC with its own offset refitted on the final keys, the mean of the
+two best instance scores), C in 1-4, 2 or 5 rounds, the starts of
+:meth:`~weakcvx.labelsets.KeyInstances.most_violated` (one of the two, or 4 or 16 more random
+key choices) and of ``_first_keys``. None lifts Musk1 above the default on CV seeds 10-19;
+more oracle starts lower it (0.846 with 16 more).
+
 Elephant: its heavy-tailed features dominate the RBF distances once standardized; with a quantile
 map label generation gives 0.843 over CV seeds 0-9 (:doc:`/methods/mil`), while the seeds table
 standardizes for every method.
