@@ -681,7 +681,7 @@ def test_separating_threshold_attains_the_best_training_accuracy(seed):
 def test_bag_rules_against_a_written_out_reference(roi_data):
     """``max>0`` is ``predict``; ``svc_refit`` is an SVC with class weights C_positive / C on
     the key instances (gathered bag by bag) and every negative instance."""
-    from weakcvx.bench.mil import bag_rules
+    from weakcvx.bench.mil import bag_rules, separating_threshold
 
     bags, y, _, test, _ = roi_data
     clf = MultiInstanceSVM(random_state=0).fit(bags, y)
@@ -704,7 +704,6 @@ def test_bag_rules_against_a_written_out_reference(roi_data):
     t = clf.decision_function(bags)
     positive = y == clf.classes_[1]
     # the threshold rule never has fewer training bags right than the rule at 0
-    from weakcvx.bench.mil import separating_threshold
     u = separating_threshold(t, positive)
     assert np.sum((t > u) == positive) >= np.sum((t > 0) == positive)
     np.testing.assert_array_equal(rules["threshold"], clf.decision_function(test) > u)
