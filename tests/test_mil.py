@@ -645,3 +645,65 @@ def test_default_gamma_is_the_selected_width(roi_data):
     np.testing.assert_allclose(clf.decision_function(test), fixed.decision_function(test))
     assert MultiInstanceSVM(gamma="scale").fit(bags, y).gamma_ == base
     assert MultiInstanceSVM(kernel="linear").fit(bags, y).gamma_ is None
+
+
+@pytest.mark.parametrize("scores, positive, expected", [
+    ([-2.0, -1.0, 1.0, 2.0], [0, 0, 1, 1], 0.0),      # 0 separates all four
+    ([0.5, 2.0, 3.0], [0, 1, 1], 1.25),                # the only separating midpoint
+    ([-1.0, 3.0], [0, 0], 4.0),                        # above every score
+    ([-3.0, -1.0, 1.0, 4.0], [0, 1, 0, 1], -2.0),      # 3 of 4 at -2 and at 2.5: smallest |t|
+])
+def test_separating_threshold_hand_cases(scores, positive, expected):
+    from weakcvx.bench.mil import separating_threshold
+
+    assert separating_threshold(scores, np.array(positive, dtype=bool)) == expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_separating_threshold_attains_the_best_training_accuracy(seed):
+    """Against brute force: the best accuracy over every cut between sorted scores (a rule
+    ``s > t`` can only change at a score), and no candidate with that accuracy nearer 0."""
+    from weakcvx.bench.mil import separating_threshold
+
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.normal(size=30), 1)  # ties on purpose
+    positive = rng.random(30) < 1 / (1 + np.exp(-2 * scores))
+    t = separating_threshold(scores, positive)
+    accuracy = lambda u: np.mean((scores > u) == positive)  # noqa: E731
+    cuts = [scores.min() - 1] + sorted(set(scores))
+    best = max(accuracy(u) for u in cuts)
+    assert accuracy(t) == best
+    ends = np.sort(np.unique(scores))
+    mids = [ends[0] - 1, *((ends[:-1] + ends[1:]) / 2), ends[-1] + 1]
+    assert all(abs(u) >= abs(t) for u in mids if accuracy(u) == best)
+
+
+def test_bag_rules_against_a_written_out_reference(roi_data):
+    """``max>0`` is ``predict``; ``svc_refit`` is an SVC with class weights C_positive / C on
+    the key instances (gathered bag by bag) and every negative instance."""
+    from weakcvx.bench.mil import bag_rules, separating_threshold
+
+    bags, y, _, test, _ = roi_data
+    clf = MultiInstanceSVM(random_state=0).fit(bags, y)
+    rules = bag_rules(clf, bags, y, test)
+    np.testing.assert_array_equal(rules["max>0"], clf.predict(test) == clf.classes_[1])
+    keys = iter(clf.key_instances_)
+    X, labels = [], []
+    for bag, label in zip(bags, y):
+        if label == clf.classes_[1]:
+            X.append(bag[next(keys)][None, :])
+            labels.append(1)
+        else:
+            X.append(bag)
+            labels += [-1] * len(bag)
+    C_positive, C = clf.costs()
+    svc = SVC(C=1.0, gamma=clf.gamma_, class_weight={1: C_positive, -1: C})
+    svc.fit(np.vstack(X), labels)
+    expected = np.array([svc.decision_function(b).max() > 0 for b in test])
+    np.testing.assert_array_equal(rules["svc_refit"], expected)
+    t = clf.decision_function(bags)
+    positive = y == clf.classes_[1]
+    # the threshold rule never has fewer training bags right than the rule at 0
+    u = separating_threshold(t, positive)
+    assert np.sum((t > u) == positive) >= np.sum((t > 0) == positive)
+    np.testing.assert_array_equal(rules["threshold"], clf.decision_function(test) > u)
