@@ -122,18 +122,23 @@ def _completions(problem, node):
     return B[np.all(B[:, assigned] == node.labels[assigned], axis=1)]
 
 
+def _nodes_and_best_completions(bb, problem, seed):
+    """Random nodes with 1, 3, 5 and 7 assigned points (those with free points left), each with
+    the smallest J over its completions (enumeration) and its SVM bound."""
+    rng = np.random.default_rng(seed)
+    for n_assign in (1, 3, 5, 7):
+        node = _random_node(bb, problem, rng, n_assign)
+        if np.any(node.rem):
+            best = min(_J(problem, b) for b in _completions(problem, node))
+            yield node, best, bb.solve(node, np.inf, leaf=False)
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
 def test_node_bounds_are_below_every_completion(kind, seed):
     problem = _problem(kind, seed, n=10)
     bb = _BranchAndBound(problem, "hull")
-    rng = np.random.default_rng(seed)
-    for n_assign in (1, 3, 5, 7):
-        node = _random_node(bb, problem, rng, n_assign)
-        if not np.any(node.rem):
-            continue
-        best = min(_J(problem, b) for b in _completions(problem, node))
-        svm = bb.solve(node, np.inf, leaf=False)
+    for node, best, svm in _nodes_and_best_completions(bb, problem, seed):
         hull = bb.hull_bound(node)
         assert leq(svm, best) and leq(hull, best)
         # the certified one-coordinate child bounds used to prune before solving a child

@@ -20,7 +20,8 @@ from weakcvx import exact
 from weakcvx.exact import _BranchAndBound, _Node, branch_and_bound, enumerate_optimum
 
 from conftest import leq
-from test_exact import _completions, _enumerated, _J, _problem, _random_node, _two_moons
+from test_exact import (_enumerated, _J, _nodes_and_best_completions, _problem,
+                        _random_node, _two_moons)
 
 
 @pytest.fixture
@@ -64,13 +65,7 @@ def test_node_sdp_bound_is_below_every_completion(kind, seed, points):
     others' counts as the radius of the norm constraints)."""
     problem = _problem(kind, seed, n=10)
     bb = _BranchAndBound(problem, "sdp")
-    rng = np.random.default_rng(seed)
-    for n_assign in (1, 3, 5, 7):
-        node = _random_node(bb, problem, rng, n_assign)
-        if not np.any(node.rem):
-            continue
-        best = min(_J(problem, b) for b in _completions(problem, node))
-        svm = bb.solve(node, np.inf, leaf=False)
+    for node, best, svm in _nodes_and_best_completions(bb, problem, seed):
         sdp = bb.sdp_bound(node, points=points, evaluations=200,
                            temperatures=(1e-2, 1e-3, 1e-4))
         assert leq(svm, best) and leq(sdp, best)
