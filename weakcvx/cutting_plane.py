@@ -288,25 +288,29 @@ def _principal_challenge(problem, best, k, ratio, polish_iter):
     """
     threshold = ratio * best[1]
     for b, flipped in principal_labelings(problem, k, flipped=True):
-        won = False
-        for start in (b, flipped):
-            if start is flipped and not won:
-                break
-            # polished only from a rounding whose J is below 1/ratio times the search's (the
-            # winners on gap clusters start at most 1.83 times above it, the polishes on
-            # real data that cost most start higher), and only while a fit lowers J by 5%
-            first, alpha0 = problem.J(start, tol=POLISH_TOL)
-            if first >= best[1] / ratio:
-                continue
-            res = alternating(problem, initial=start, max_iter=polish_iter, tol=CHALLENGER_TOL,
-                              j_tol=POLISH_TOL, alpha0=alpha0)
-            # the loose fit's primal value is an upper bound of J(res.labels)
-            if res.upper_bound >= min(threshold, best[1]):
-                continue
-            value, alpha = problem.J(res.labels, alpha0=res.alpha)
-            if value < min(threshold, best[1]):
-                best, won = (res.labels, value, alpha), True
+        won = _challenger(problem, b, best[1], threshold, ratio, polish_iter)
+        if won is not None:
+            best = won
+            best = _challenger(problem, flipped, best[1], threshold, ratio, polish_iter) or best
     return best
+
+
+def _challenger(problem, start, current, threshold, ratio, polish_iter):
+    """``start`` polished, as ``(labels, J, α)``, when its ``J`` ends below
+    ``min(threshold, current)``; else ``None``. Polished only from a rounding whose ``J`` is
+    below ``current / ratio`` (the winners on gap clusters start at most 1.83 times above the
+    search's, the polishes on real data that cost most start higher), and only while a fit
+    lowers ``J`` by ``CHALLENGER_TOL``."""
+    first, alpha0 = problem.J(start, tol=POLISH_TOL)
+    if first >= current / ratio:
+        return None
+    res = alternating(problem, initial=start, max_iter=polish_iter, tol=CHALLENGER_TOL,
+                      j_tol=POLISH_TOL, alpha0=alpha0)
+    bar = min(threshold, current)
+    if res.upper_bound >= bar:  # a loose fit's primal value bounds J(res.labels) from above
+        return None
+    value, alpha = problem.J(res.labels, alpha0=res.alpha)
+    return (res.labels, value, alpha) if value < bar else None
 
 
 def _blas_threads(problem):

@@ -194,6 +194,17 @@ def _apply_qt(reflectors, X):
 # ---------------------------------------------------------------------------------------------
 # H_α on the lifted rows
 # ---------------------------------------------------------------------------------------------
+def _dense_factor(problem):
+    """``problem.factor`` as a dense array (a sparse feature matrix up to 2000 columns)."""
+    R = problem.factor
+    if hasattr(R, "toarray"):
+        if R.shape[1] > 2000:
+            raise ValueError("The low-rank SDP needs a dense kernel factor; got a sparse "
+                             "feature matrix with more than 2000 columns.")
+        R = R.toarray()
+    return np.asarray(R, dtype=float)
+
+
 class _LiftedH:
     """``H̃ = Eᵀ diag(α) K diag(α) E`` as a dense matrix (``problem.gram``) or a factor
     ``F̃ = Eᵀ diag(α) R`` (d, r), never an n × n matrix without ``gram``."""
@@ -206,14 +217,8 @@ class _LiftedH:
             self.factor = None
             self.diag = np.diag(self.dense).copy()
         else:
-            R = problem.factor
-            if hasattr(R, "toarray"):
-                R = R.toarray() if R.shape[1] <= 2000 else None
-            if R is None:
-                raise ValueError("The low-rank SDP needs a dense kernel factor; got a sparse "
-                                 "feature matrix with more than 2000 columns.")
             self.dense = None
-            self.factor = np.ascontiguousarray(lift.lift_rows(alpha[:, None] * np.asarray(R)))
+            self.factor = np.ascontiguousarray(lift.lift_rows(alpha[:, None] * _dense_factor(problem)))
             self.diag = np.einsum("ij,ij->i", self.factor, self.factor)
 
     def dot(self, V):
@@ -433,7 +438,8 @@ class Certificate:
     lambda_min : float
         The lower bound of ``λ_min`` used (rounding margin or residual subtracted).
     eigen : str
-        ``"dense"`` or ``"lanczos"``.
+        How ``λ_min`` was bounded: ``"dense"``, ``"lanczos"`` or ``"factor"``; ``"scaled"``
+        for the factor polish's dual point scaled to feasibility (``lambda_min`` NaN).
     inner : InnerSolution
     alpha : ndarray (n,)
     """
@@ -563,6 +569,18 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     return _certificate(problem, lift, H, alpha, inner, eigen, random_state)
 
 
+def _schur_matrix(F, P, d):
+    """``(T, Z)`` with ``Z = Π_d F`` and ``T = Fᵀ Π_d F`` (symmetrised), where
+    ``Π_d = N(NᵀD N)⁻¹Nᵀ = D⁻¹ − D⁻¹P(PᵀD⁻¹P)⁻¹PᵀD⁻¹`` for ``D = Diag d ≻ 0`` and ``N`` the
+    orthonormal complement of the null directions ``P``: ``O(dim·r·(r + q))``."""
+    Z = F / d[:, None]
+    if P.shape[1]:
+        DP = P / d[:, None]
+        Z -= DP @ np.linalg.solve(P.T @ DP, DP.T @ F)
+    T = F.T @ Z
+    return 0.5 * (T + T.T), Z
+
+
 def _lambda_min_factor(lift, H, y, max_halvings=200):
     r"""A proven lower bound of ``λ_min(S)``, ``S = Nᵀ(Diag y − F̃F̃ᵀ)N``, through the kernel
     factor ``F̃`` (``dim × r``), for any size.
@@ -585,13 +603,7 @@ def _lambda_min_factor(lift, H, y, max_halvings=200):
     y = np.asarray(y, dtype=float)
 
     def passes(lam):
-        d = y - lam
-        Z = F / d[:, None]
-        if P.shape[1]:
-            DP = P / d[:, None]
-            Z -= DP @ np.linalg.solve(P.T @ DP, DP.T @ F)
-        T = F.T @ Z
-        T = 0.5 * (T + T.T)
+        T = _schur_matrix(F, P, y - lam)[0]
         top = float(scipy.linalg.eigh(T, eigvals_only=True, check_finite=False,
                                       subset_by_index=[len(T) - 1] * 2)[0])
         return top + 1e3 * len(T) * np.finfo(float).eps * float(np.linalg.norm(T)) <= 1.0
@@ -656,24 +668,15 @@ class _FactorDual:
     """
 
     def __init__(self, problem, lift):
-        R = problem.factor
-        if hasattr(R, "toarray"):
-            R = R.toarray() if R.shape[1] <= 2000 else None
-        if R is None or problem.gram is not None:
-            raise ValueError("_FactorDual needs a dense kernel factor and no Gram matrix.")
+        if problem.gram is not None:
+            raise ValueError("_FactorDual needs a kernel factor and no Gram matrix.")
         self.problem, self.lift = problem, lift
-        self.R = np.ascontiguousarray(np.asarray(R, dtype=float))
+        self.R = np.ascontiguousarray(_dense_factor(problem))
         self.P = lift.null
 
     def _terms(self, alpha, y):
-        """``T``, ``Z = Π F̃`` and ``F̃`` at ``(α, y)``."""
-        F = self.lift.lift_rows(alpha[:, None] * self.R)
-        Z = F / y[:, None]
-        if self.P.shape[1]:
-            DP = self.P / y[:, None]
-            Z -= DP @ np.linalg.solve(self.P.T @ DP, DP.T @ F)
-        T = F.T @ Z
-        return 0.5 * (T + T.T), Z, F
+        """``T`` and ``Z = Π F̃`` at ``(α, y)`` (:func:`_schur_matrix`)."""
+        return _schur_matrix(self.lift.lift_rows(alpha[:, None] * self.R), self.P, y)
 
     def certificate(self, alpha, y):
         """``(value, t)``: the certified ``f(α) − ½ t Σy`` with ``t`` the exact ``λ_max(T)``
@@ -689,7 +692,7 @@ class _FactorDual:
         lower value of the certificate's), and its gradients in ``α`` and ``y``:
         ``∂t_τ/∂y_j = −(Z W Zᵀ)_jj`` and ``∂t_τ/∂F̃ = 2 Z W`` with ``W = U diag(w) Uᵀ`` the
         soft maximum's weights (``dΠ = −Π dD Π``)."""
-        T, Z, _ = self._terms(alpha, y)
+        T, Z = self._terms(alpha, y)
         lam, U = np.linalg.eigh(T)
         z = np.exp((lam - lam[-1]) / tau)
         t = lam[-1] + tau * np.log(z.sum())
@@ -1199,7 +1202,7 @@ class _Rounds:
         primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
         self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
         in_time = self.deadline is None or time.perf_counter() < self.deadline
-        if polish and in_time and self.lift.dim > POLISH_LIMIT:
+        if polish and in_time and self.lift.dim > POLISH_LIMIT and self.problem.gram is None:
             self._factor_polish(polish)
         elif polish and in_time:
             best = self.best
@@ -1227,7 +1230,7 @@ class _Rounds:
             t = self.factor_dual.certificate(alpha, y)[1]
             self.best = Certificate(value=value, phi_upper=float(t * y.sum()),
                                     phi_lower=best.phi_lower, lambda_min=float("nan"),
-                                    residual=0.0, eigen="factor", alpha=alpha,
+                                    residual=0.0, eigen="scaled", alpha=alpha,
                                     inner=InnerSolution(None, best.phi_lower, y, 0, 0.0, None),
                                     dropped_ranges=len(self.lift.ranges))
 
