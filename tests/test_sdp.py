@@ -280,3 +280,26 @@ def test_solver_failure_raises_solver_error(monkeypatch):
     monkeypatch.setattr(problem.labelset, "sdp_constraints", lambda M: [M[0, 0] == 2])
     with pytest.raises(SolverError, match="CLARABEL.*infeasible"):
         solve_sdp(problem, reduce=False, **ACCURATE)
+
+
+def test_rank_r_problem_sdp_bounds_the_mip_the_solvers_see():
+    """``WeakLabelProblem(K, rank=r)``: every fast path, ``J`` and branch and bound work on
+    ``R Rᵀ``, so the CVXPY SDP rung must too. Reference: the same problem built from the
+    kernel ``R Rᵀ`` itself; and the rung stays below the enumerated optimum of ``J``."""
+    rng = np.random.default_rng(3)
+    n = 12
+    X = rng.standard_normal((n, 2))
+    K = wc.kernels.rbf(X, gamma=0.5)
+    y_known = np.zeros(n, dtype=int)
+    y_known[[0, 1]] = [1, -1]
+    low = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=1.0, rank=4)
+    R = low.factor
+    np.testing.assert_allclose(low.kernel_matrix(), R @ R.T, atol=1e-12)
+    exact = wc.WeakLabelProblem(R @ R.T, wc.labelsets.SemiSupervised(y_known), costs=1.0)
+    full = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=1.0)
+    v_low = solve_sdp(low, solver="CLARABEL").value
+    assert abs(v_low - solve_sdp(exact, solver="CLARABEL").value) <= 1e-5 * max(1.0, abs(v_low))
+    # R Rᵀ ⪯ K: the rank-4 rung is at least the exact kernel's, and here strictly above it
+    assert v_low > solve_sdp(full, solver="CLARABEL").value + 1e-3
+    mip = wc.solve(low, method="exact", algorithm="enumerate").value
+    assert leq(v_low, mip, J_RTOL)

@@ -350,8 +350,14 @@ class WeakLabelProblem:
         return rows, signs
 
     def kernel_matrix(self):
-        """The dense kernel ``K`` (formed from the factor if needed; small problems only)."""
-        if self.kernel is not None:
+        """The dense kernel the solvers use (small problems only): ``K`` itself, or ``R Rᵀ``
+        when the problem was built with ``rank=r`` or from features. The fast paths, ``J`` and
+        branch and bound all work on ``R Rᵀ`` then, so the CVXPY models built from this matrix
+        (the SDP rung, the references of the tests) bound the same mixed-integer problem
+        rather than the one of the exact kernel (``R Rᵀ ⪯ K``: its SDP would be looser)."""
+        if self.gram is not None:
+            return self.gram
+        if self.kernel is not None and self._rank is None:
             return self.kernel
         R = self.factor
         K = R @ R.T
