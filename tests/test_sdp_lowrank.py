@@ -120,44 +120,74 @@ def _factor_moons(n, kind, C=1.0, seed=0):
     return problem
 
 
+def _random_points(problem, lift, rng):
+    """Random (α, y) around the mixing method's y at a random α, then far from it: the
+    spectrum's shift must stay below λ_min after large moves of a search."""
+    alpha = rng.uniform(0, 1, problem.n_samples) * problem.costs
+    y = L.inner_sdp(problem, alpha, _lift=lift).y
+    yield alpha, y
+    for size in (1e-3, 1e-1, 1.0):
+        a = np.clip(alpha + size * rng.standard_normal(alpha.size) * problem.costs, 0.0,
+                    problem.costs)
+        yield a, y + size * rng.standard_normal(y.size) * np.abs(y).max()
+
+
 @pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
-def test_factor_dual_gradient_matches_central_differences(kind):
-    """The smoothed certificate's gradient (the soft maximum's weights through ``T``, with the
-    null directions' correction) against central differences: agreement to 1e-6 relative
-    (the difference quotient's error at h = 1e-6 is O(h²·‖∇³‖) plus rounding ~1e-10/h)."""
+def test_factor_spectrum_equals_the_dense_one(kind):
+    """Shift-invert Lanczos through the factor against the dense ``eigh`` of ``S`` (the same
+    compressed matrix): the k smallest eigenvalues to 1e-6 of the spectrum's scale (Lanczos
+    at tolerance 1e-10 here), eigenvectors orthogonal to the null directions and spanning the
+    same space (a principal angle cosine ≥ 1 − 1e-6 for simple eigenvalues)."""
+    problem = _factor_moons(24, kind)
+    lift = L._Lift(problem.labelset)
+    dense = L._DenseSpectrum(problem, lift)
+    factor = L._FactorSpectrum(problem, lift, 6, tol=1e-10)
+    rng = np.random.default_rng(1)
+    for alpha, y in _random_points(problem, lift, rng):
+        lam_d, U_d = dense.bottom(alpha, y)
+        lam_f, U_f = factor.bottom(alpha, y)
+        scale = max(1.0, np.abs(lam_d).max())
+        np.testing.assert_allclose(lam_f, lam_d[:6], atol=1e-6 * scale)
+        if lift.null.shape[1]:
+            assert np.abs(lift.null.T @ U_f).max() <= 1e-8
+        cosines = np.linalg.svd(U_d[:, :6].T @ U_f, compute_uv=False)
+        simple = np.all(np.diff(lam_d[:7]) > 1e-6 * scale)
+        assert not simple or cosines.min() >= 1 - 1e-6
+
+
+@pytest.mark.parametrize("spectrum", ["dense", "factor"])
+@pytest.mark.parametrize("kind", ["ssl", "clustering"])
+def test_smoothed_dual_gradient_matches_central_differences(kind, spectrum):
+    """The polish's smoothed dual function (soft minimum of all eigenvalues in double, or of
+    the 5 smallest through the factor) against central differences of the same function:
+    1e-5 relative (Lanczos at 1e-12; h = 1e-6; α strictly inside its box)."""
     problem = _factor_moons(16, kind)
     lift = L._Lift(problem.labelset)
-    dual = L._FactorDual(problem, lift)
+    spec = (L._DenseSpectrum(problem, lift) if spectrum == "dense"
+            else L._FactorSpectrum(problem, lift, 5, tol=1e-12))
     rng = np.random.default_rng(0)
-    alpha = rng.uniform(0.1, 0.9, 16)
-    y = rng.uniform(0.5, 2.0, lift.dim)
-    _, g_a, g_y = dual.smoothed(alpha, y, 0.05)
+    alpha = rng.uniform(0.1, 0.9, 16) * problem.costs
+    y = L.inner_sdp(problem, alpha, _lift=lift).y + 0.05
+    x, tau = np.concatenate([alpha, y]), 0.05
+    _, grad = L._smoothed_dual(problem, lift, spec, x, tau)
     for _ in range(3):
-        d_a, d_y = rng.standard_normal(16), rng.standard_normal(lift.dim)
+        direction = rng.standard_normal(x.size)
         h = 1e-6
-        plus = dual.smoothed(alpha + h * d_a, y + h * d_y, 0.05)[0]
-        minus = dual.smoothed(alpha - h * d_a, y - h * d_y, 0.05)[0]
-        slope = g_a @ d_a + g_y @ d_y
-        assert (plus - minus) / (2 * h) == pytest.approx(slope, rel=1e-6, abs=1e-8)
+        plus = L._smoothed_dual(problem, lift, spec, x + h * direction, tau)[0]
+        minus = L._smoothed_dual(problem, lift, spec, x - h * direction, tau)[0]
+        assert (plus - minus) / (2 * h) == pytest.approx(grad @ direction, rel=1e-5, abs=1e-7)
 
 
 @pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_factor_certificate_bounds_cvxpy_phi(kind, seed):
-    """Scaled to feasibility, any y > 0 bounds φ(H_α) from above (CVXPY's φ, Clarabel); at the
-    mixing method's y the scale is 1 and the bound is tight."""
+    """The certificate with the factor's λ_min bound brackets CVXPY's φ (Clarabel): above it,
+    and within 1e-3 of it at the mixing method's y."""
     problem = _factor_moons(12, kind, seed=seed)
     rng = np.random.default_rng(seed)
     alpha = rng.uniform(0, 1, 12) * problem.costs
     phi = _phi_cvxpy(problem, alpha)
     tol = 1e-6 * max(1.0, abs(phi))
-    lift = L._Lift(problem.labelset)
-    dual = L._FactorDual(problem, lift)
-    for _ in range(3):
-        y = rng.uniform(0.1, 3.0, lift.dim)
-        value, t = dual.certificate(alpha, y)
-        assert t * y.sum() >= phi - tol
-        assert value == pytest.approx(alpha.sum() - 0.5 * t * y.sum())
     cert = L.certify(problem, alpha, max_sweeps=5000, eigen="factor")
     assert cert.eigen == "factor"
     assert phi - tol <= cert.phi_upper <= phi + 1e-3 * max(1.0, abs(phi))
@@ -184,14 +214,18 @@ def test_factor_lambda_min_is_a_proven_bound_equal_to_dense(kind, seed):
 
 @pytest.mark.parametrize("kind", ["ssl", "clustering"])
 def test_factor_polish_reaches_the_sdp_value(kind):
-    """From label generation's α and y = 1, the factor polish's certified value lies in the
-    bracket of the CVXPY SDP (below its objective, within AGREE_RTOL of its certified value;
-    measured 1.4e-4 and 1.0e-4 relative at n = 40)."""
+    """From label generation's α and the mixing method's y there, the polish through the
+    factor spectrum ends at a point whose certified value (the factor's proven λ_min bound)
+    lies in the bracket of the CVXPY SDP: below its objective, within AGREE_RTOL of its
+    certified value."""
     problem = _factor_moons(20, kind)
     lift = L._Lift(problem.labelset)
     hull = wc.solve(problem, method="label_generation")
-    _, _, value = L._factor_polish(L._FactorDual(problem, lift), hull.alpha,
-                                   np.ones(lift.dim), 1500)
+    y0 = L.inner_sdp(problem, hull.alpha, _lift=lift).y
+    spectrum = L._FactorSpectrum(problem, lift, 8)
+    alpha, y = L._polish(problem, lift, hull.alpha, y0, 1500, spectrum)
+    H = L._LiftedH(problem, lift, alpha)
+    value = alpha.sum() - 0.5 * (y.sum() - lift.dim * L._lambda_min_factor(lift, H, y)[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = solve_sdp(problem, solver_options=TIGHT_SCS, polish=2000)

@@ -438,8 +438,7 @@ class Certificate:
     lambda_min : float
         The lower bound of ``λ_min`` used (rounding margin or residual subtracted).
     eigen : str
-        How ``λ_min`` was bounded: ``"dense"``, ``"lanczos"`` or ``"factor"``; ``"scaled"``
-        for the factor polish's dual point scaled to feasibility (``lambda_min`` NaN).
+        How ``λ_min`` was bounded: ``"dense"``, ``"lanczos"`` or ``"factor"``.
     inner : InnerSolution
     alpha : ndarray (n,)
     """
@@ -581,38 +580,62 @@ def _schur_matrix(F, P, d):
     return 0.5 * (T + T.T), Z
 
 
+def _compressed_positive(P, d, tiny):
+    """Whether ``Nᵀ Diag(d) N ≻ 0`` for ``N`` the orthonormal complement of ``P``, from the
+    inertia identity ``In(D) = In(NᵀDN) + In(PᵀD⁻¹P)`` (``D`` invertible): it holds exactly
+    when ``D`` has as many negative entries as ``PᵀD⁻¹P`` has negative eigenvalues and the
+    latter is invertible. ``|d_j| ≤ tiny`` counts as singular."""
+    if np.abs(d).min() <= tiny:
+        return False
+    negative = int(np.count_nonzero(d < 0))
+    if negative > P.shape[1]:
+        return False
+    if not P.shape[1]:
+        return True
+    eigs = np.linalg.eigvalsh(P.T @ (P / d[:, None]))
+    scale = max(float(np.abs(eigs).max()), 1e-300)
+    return bool(np.abs(eigs).min() > 1e-12 * scale and np.count_nonzero(eigs < 0) == negative)
+
+
 def _lambda_min_factor(lift, H, y, max_halvings=200):
     r"""A proven lower bound of ``λ_min(S)``, ``S = Nᵀ(Diag y − F̃F̃ᵀ)N``, through the kernel
     factor ``F̃`` (``dim × r``), for any size.
 
-    For ``λ < min_j y_j``, ``Nᵀ(D − λI)N ≻ 0`` and by its Schur complement
+    Whenever ``Nᵀ(D − λI)N ≻ 0`` (checked exactly by :func:`_compressed_positive`; it holds
+    for every ``λ < min y`` and may hold up to the ``(q+1)``-th smallest ``y_j``), its Schur
+    complement gives
 
     .. math::
 
         S - \lambda I \succeq 0 \iff
         \lambda_{\max}\big(\tilde F^\top \Pi_{y - \lambda} \tilde F\big) \le 1, \qquad
-        \Pi_{d} = D_d^{-1} - D_d^{-1}P(P^\top D_d^{-1}P)^{-1}P^\top D_d^{-1}
+        \Pi_{d} = N(N^\top D_d N)^{-1}N^\top
+                = D_d^{-1} - D_d^{-1}P(P^\top D_d^{-1}P)^{-1}P^\top D_d^{-1}
 
-    (:class:`_FactorDual`), an ``r × r`` test whose left side grows with ``λ``. Bisection keeps
-    the largest ``λ`` that passes it (with the eigenvalue's rounding margin), starting from
-    ``min y − ‖F̃‖²_F``, which passes (``D − λI ⪰ ‖F̃‖²I ⪰ F̃F̃ᵀ``), and capped just below
-    ``min y``: every point that passes is a lower bound of ``λ_min(S)``, so the certificate
-    needs no assumption on an iterative eigensolver. Returns ``(λ, bracket width)``.
+    (:func:`_schur_matrix`), an ``r × r`` test; and ``S − λI ⪰ 0`` implies
+    ``Nᵀ(D − λI)N ⪰ 0``, so the test passes exactly for ``λ`` below ``λ_min(S)`` (up to its
+    boundary). Bisection keeps the largest ``λ`` that passes it (with the eigenvalue's
+    rounding margin), between ``min y − ‖F̃‖²_F``, which passes (``D − λI ⪰ ‖F̃‖²I ⪰
+    F̃F̃ᵀ``), and the ``(q+1)``-th smallest ``y_j`` (``λ_min(S) ≤ λ_min(NᵀDN)`` by interlacing):
+    every point that passes is a lower bound of ``λ_min(S)``, so the certificate needs no
+    assumption on an iterative eigensolver. Returns ``(λ, bracket width)``.
     """
     F, P = H.factor, lift.null
     y = np.asarray(y, dtype=float)
+    scale = max(float(np.abs(y).max()), float(H.diag.max()), 1e-300)
 
     def passes(lam):
-        T = _schur_matrix(F, P, y - lam)[0]
+        d = y - lam
+        if not _compressed_positive(P, d, 1e-12 * scale):
+            return False
+        T = _schur_matrix(F, P, d)[0]
         top = float(scipy.linalg.eigh(T, eigvals_only=True, check_finite=False,
                                       subset_by_index=[len(T) - 1] * 2)[0])
         return top + 1e3 * len(T) * np.finfo(float).eps * float(np.linalg.norm(T)) <= 1.0
 
-    scale = max(float(np.abs(y).max()), float(H.diag.max()), 1e-300)
-    hi = float(y.min()) - 1e-12 * scale
-    if passes(hi):
-        return hi, 0.0
-    lo = hi - float(np.sum(F * F)) - 1e-12 * scale
+    q = P.shape[1]
+    hi = float(np.partition(y, q)[q]) if len(y) > q else float(y.max())
+    lo = float(y.min()) - float(np.sum(F * F)) - 1e-12 * scale
     while not passes(lo):  # rounding only: widen until the test holds
         lo -= max(1.0, abs(lo))
     for _ in range(max_halvings):
@@ -647,170 +670,183 @@ def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
                        alpha=alpha, dropped_ranges=len(lift.ranges))
 
 # ---------------------------------------------------------------------------------------------
-# The certificate through the kernel factor: an r × r eigenproblem at any n
-# ---------------------------------------------------------------------------------------------
-class _FactorDual:
-    r"""The certificate by scaling instead of shifting, for ``H̃_α = F̃F̃ᵀ`` of rank ``r``.
-
-    For ``y > 0`` and ``t > 0``, ``S = Nᵀ(t·Diag y − F̃F̃ᵀ)N ⪰ 0`` holds iff (Schur complement
-    of ``A = t NᵀDiag(y)N ≻ 0``)
-
-    .. math::
-
-        t \ge t(\alpha, y) = \lambda_{\max}(T), \qquad T = \tilde F^\top \Pi \tilde F, \qquad
-        \Pi = N (N^\top D N)^{-1} N^\top = D^{-1} - D^{-1}P (P^\top D^{-1} P)^{-1} P^\top D^{-1},
-
-    (``D = Diag y``, ``P`` the null directions of :class:`_Lift`, ``N`` their orthonormal
-    complement), so ``φ(H_α) ≤ t(α, y)·Σy`` by the argument of :func:`certify` with the dual
-    point ``t·y``, and ``f(α) − ½ t(α, y) Σy`` is a certified lower bound of the SDP value for
-    any ``α ∈ A`` and ``y > 0``. ``T`` is ``r × r`` and costs ``O(dim·r·(r + q))``: exact at any
-    size, where the shifted certificate needs ``λ_min`` of a ``dim × dim`` matrix.
-    """
-
-    def __init__(self, problem, lift):
-        if problem.gram is not None:
-            raise ValueError("_FactorDual needs a kernel factor and no Gram matrix.")
-        self.problem, self.lift = problem, lift
-        self.R = np.ascontiguousarray(_dense_factor(problem))
-        self.P = lift.null
-
-    def _terms(self, alpha, y):
-        """``T`` and ``Z = Π F̃`` at ``(α, y)`` (:func:`_schur_matrix`)."""
-        return _schur_matrix(self.lift.lift_rows(alpha[:, None] * self.R), self.P, y)
-
-    def certificate(self, alpha, y):
-        """``(value, t)``: the certified ``f(α) − ½ t Σy`` with ``t`` the exact ``λ_max(T)``
-        plus a rounding margin (``eigh`` is backward stable)."""
-        T = self._terms(alpha, y)[0]
-        lam = float(scipy.linalg.eigh(T, eigvals_only=True, subset_by_index=[len(T) - 1] * 2,
-                                      check_finite=False)[0])
-        t = lam + 10 * len(T) * np.finfo(float).eps * float(np.linalg.norm(T))
-        return float(self.problem.f(alpha) - 0.5 * t * y.sum()), t
-
-    def smoothed(self, alpha, y, tau):
-        r"""``1ᵀα − ½ t_τ Σy`` with the soft maximum ``t_τ = τ log Σ exp(λ_i(T)/τ) ≥ t`` (so a
-        lower value of the certificate's), and its gradients in ``α`` and ``y``:
-        ``∂t_τ/∂y_j = −(Z W Zᵀ)_jj`` and ``∂t_τ/∂F̃ = 2 Z W`` with ``W = U diag(w) Uᵀ`` the
-        soft maximum's weights (``dΠ = −Π dD Π``)."""
-        T, Z = self._terms(alpha, y)
-        lam, U = np.linalg.eigh(T)
-        z = np.exp((lam - lam[-1]) / tau)
-        t = lam[-1] + tau * np.log(z.sum())
-        ZW = Z @ ((U * (z / z.sum())) @ U.T)
-        dt_dy = -np.einsum("ij,ij->i", ZW, Z)
-        # F̃_j = Σ_{i → j} sign_i α_i R_i
-        dt_da = 2.0 * self.lift.sign * np.einsum("ij,ij->i", self.R, ZW[self.lift.index])
-        total = float(y.sum())
-        value = float(alpha.sum()) - 0.5 * t * total
-        return value, 1.0 - 0.5 * total * dt_da, -0.5 * (t + total * dt_dy)
-
-
-def _factor_polish(dual, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4),
-                   deadline=None):
-    r"""Raise :class:`_FactorDual`'s certificate by L-BFGS-B on ``(α, log y)``: the soft
-    maximum at temperature ``τ·t(α₀, y₀)`` for each ``τ``, ``evaluations`` split among them.
-    ``log y`` keeps ``y > 0`` (rows whose ``α`` vanish want ``y → 0``). Returns the point
-    with the best exact certificate met at the end of a phase, ``(α, y, value)``."""
-    import scipy.optimize
-
-    n, c = dual.problem.n_samples, np.broadcast_to(dual.problem.costs, (dual.problem.n_samples,))
-    y = np.maximum(y, 1e-8 * max(float(np.max(y)), 1e-300))
-    x = np.concatenate([alpha, np.log(y)])
-    best = (dual.certificate(alpha, y)[0], alpha, y)
-    bounds = [(0.0, ci) for ci in c] + [(None, None)] * len(y)
-    per_phase = max(2, evaluations // len(temperatures))
-
-    def negative(x, tau):
-        if deadline is not None and time.perf_counter() > deadline:
-            raise _Deadline
-        a, yy = np.clip(x[:n], 0.0, c), np.exp(x[n:])
-        value, g_a, g_y = dual.smoothed(a, yy, tau)
-        return -value, -np.concatenate([g_a, g_y * yy])
-
-    for rel in temperatures:
-        a, yy = np.clip(x[:n], 0.0, c), np.exp(x[n:])
-        scale = max(dual.certificate(a, yy)[1], 1e-12)
-        try:
-            x = scipy.optimize.minimize(negative, x, args=(rel * scale,), jac=True,
-                                        method="L-BFGS-B", bounds=bounds,
-                                        options={"maxfun": per_phase, "maxiter": per_phase}).x
-        except _Deadline:
-            break
-        a, yy = np.clip(x[:n], 0.0, c), np.exp(x[n:])
-        value = dual.certificate(a, yy)[0]
-        if value > best[0]:
-            best = (value, a, yy)
-    return best[1], best[2], best[0]
-
-
-# ---------------------------------------------------------------------------------------------
 # Polish of the certificate: the SDP's dual function in (α, y), smoothed λ_min, L-BFGS-B
 # ---------------------------------------------------------------------------------------------
 class _Deadline(Exception):
     pass
 
 
-def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4),
-            deadline=None, eigen_count=None):
+class _DenseSpectrum:
+    """The bottom eigenpairs of ``S(α, y) = Nᵀ(Diag y − H̃_α)N`` from the dense matrix
+    (``dim ≤ POLISH_LIMIT``): ``O(n² + q·dim²)`` to form, a partial ``eigh`` of the
+    ``eigen_count`` smallest in single precision (1.7x faster at dim 1000; the smoothed values
+    only steer the search, the result is certified in double)."""
+
+    def __init__(self, problem, lift, eigen_count=None):
+        n, d, q = problem.n_samples, lift.dim, lift.null.shape[1]
+        self.lift, self.eigen_count, self.q = lift, eigen_count, q
+        self.K = problem.kernel_matrix()
+        self.E = scipy.sparse.csr_matrix((lift.sign, (np.arange(n), lift.index)), shape=(n, d))
+
+    def kernel_times(self, X):
+        return self.K @ X
+
+    def bottom(self, a, y):
+        """``(λ, U)``: the smallest eigenvalues, ascending, and their eigenvectors as vectors
+        of the lifted space (``U = N U_N``, orthonormal, orthogonal to the null directions)."""
+        lift, q, E, k = self.lift, self.q, self.E, self.eigen_count
+        A = -(E.T @ (E.T @ (a[:, None] * self.K * a[None, :])).T)
+        A[np.diag_indices_from(A)] += y
+        S = _apply_qt(lift.reflectors, _apply_qt(lift.reflectors, A).T)[q:, q:]
+        S = 0.5 * (S + S.T)
+        if k is not None and S.shape[0] > 2 * k:
+            try:
+                lam, U = scipy.linalg.eigh(S.astype(np.float32), check_finite=False,
+                                           subset_by_index=[0, k - 1])
+                lam, U = lam.astype(np.float64), U.astype(np.float64)
+            except np.linalg.LinAlgError:  # LAPACK's single-precision solver can fail
+                lam, U = scipy.linalg.eigh(S, check_finite=False, subset_by_index=[0, k - 1])
+        else:
+            lam, U = np.linalg.eigh(S)
+        return lam, _apply_q(lift.reflectors, np.vstack([np.zeros((q, U.shape[1])), U]))
+
+
+class _FactorSpectrum:
+    r"""The bottom eigenpairs of ``S(α, y) = Nᵀ(Diag y − F̃F̃ᵀ)N`` through the kernel factor
+    (``F̃ = Eᵀ D_α R``, ``dim × r``), by shift-invert Lanczos at any size.
+
+    With a shift ``σ`` that passes the Schur test of :func:`_lambda_min_factor`
+    (``Nᵀ(D − σI)N ≻ 0`` and ``I − T ≻ 0``, ``T = F̃ᵀΠ_{y−σ}F̃``), ``σ < λ_min(S)`` and, by Woodbury on the compressed
+    matrix, ``(S − σI)⁻¹`` acts on the lifted space as
+
+    .. math::
+
+        B = \Pi_{y-\sigma} + Z (I - T)^{-1} Z^\top, \qquad Z = \Pi_{y-\sigma}\tilde F,
+
+    positive definite on the complement of the null directions and zero on them: its largest
+    eigenvalues ``θ`` are ``1/(λ − σ)`` for the smallest ``λ`` of ``S``. One ``T`` costs
+    ``O(dim·r²)``, one product with ``B`` ``O(dim·(r + q))``. The shift starts below the last
+    call's bottom eigenvalue and is lowered (×4 steps) until the test of
+    :func:`_lambda_min_factor` passes (with every ``|y_j − σ|`` at least 1e-6 of ``max |y|``,
+    which bounds the divisions by ``y − σ``), so it is below ``λ_min(S)`` whatever ``(α, y)``
+    the search tries.
+    """
+
+    def __init__(self, problem, lift, eigen_count, tol=1e-3):
+        # eigsh needs k < dim, and B vanishes on the q null directions
+        k = max(1, min(eigen_count, lift.dim - lift.null.shape[1] - 1))
+        self.lift, self.P, self.k, self.tol = lift, lift.null, k, tol
+        self.R = np.ascontiguousarray(_dense_factor(problem))
+        self.lam = self.v0 = None
+
+    def kernel_times(self, X):
+        return self.R @ (self.R.T @ X)
+
+    def _shifted_inverse(self, F, y):
+        """``(σ, B)`` with ``σ`` proven below ``λ_min(S)`` (see the class)."""
+        # σ stays at least `floor` away from every y_j: Π_{y−σ} divides by y − σ
+        floor = 1e-6 * max(1.0, float(np.abs(y).max()))
+        base, step = float(y.min()), floor
+        if self.lam is not None:
+            step = max(self.lam[min(3, len(self.lam) - 1)] - self.lam[0], floor)
+            base = float(self.lam[0])
+        while True:
+            sigma = base - step
+            d = y - sigma
+            step *= 4.0
+            if not _compressed_positive(self.P, d, floor):
+                continue
+            T, Z = _schur_matrix(F, self.P, d)
+            try:
+                chol = scipy.linalg.cho_factor(np.eye(len(T)) - T, check_finite=False)
+                break
+            except np.linalg.LinAlgError:
+                continue
+        P = self.P
+        DP = P / d[:, None]
+        C = P.T @ DP
+
+        def B(v):
+            w = v / d
+            if P.shape[1]:
+                w -= DP @ np.linalg.solve(C, DP.T @ v)
+            return w + Z @ scipy.linalg.cho_solve(chol, Z.T @ v, check_finite=False)
+
+        return sigma, B
+
+    def bottom(self, a, y):
+        """``(λ, U)`` as :meth:`_DenseSpectrum.bottom`, the ``eigen_count`` smallest."""
+        F = self.lift.lift_rows(a[:, None] * self.R)
+        sigma, B = self._shifted_inverse(F, y)
+        dim = len(y)
+        op = spla.LinearOperator((dim, dim), matvec=B, dtype=float)
+        # a start orthogonal to the null directions keeps the Krylov space there (B maps into
+        # it; eigsh's own random start would leave a component of size ~tol)
+        # the last call's bottom vectors plus a fixed spread vector: a start in the span of a
+        # few eigenvectors alone can miss others (implicit restarts never recover them)
+        v0 = np.cos(np.arange(dim) + 0.5) / math.sqrt(dim)
+        if self.v0 is not None:
+            v0 = 0.1 * v0 + self.v0
+        v0 = v0 - self.P @ (self.P.T @ v0)
+        theta, U = spla.eigsh(op, k=self.k, which="LA", v0=v0, tol=self.tol,
+                              ncv=min(dim - 1, 2 * self.k + 10))
+        lam = sigma + 1.0 / theta
+        order = np.argsort(lam)
+        lam, U = lam[order], U[:, order]
+        U -= self.P @ (self.P.T @ U)
+        self.lam, self.v0 = lam, U.sum(axis=1) / math.sqrt(U.shape[1])
+        return lam, U
+
+
+def _smoothed_dual(problem, lift, spectrum, x, tau):
+    r"""``(LB_τ, ∇LB_τ)`` at ``x = (α, y)``: ``LB_τ = 1ᵀα − ½(Σy − dim·soft_τ)`` with the soft
+    minimum ``soft_τ = λ₁ − τ log Σ_i exp(−(λ_i − λ₁)/τ)`` over the eigenvalues ``spectrum``
+    returns; ``∂soft/∂y = Σ_i w_i u_i²`` and ``∂soft/∂α = −2 Σ_i w_i (g_i ∘ K(g_i ∘ α))`` with
+    ``w`` the soft minimum's weights, ``u_i`` the eigenvectors and ``g_i = E u_i`` (α enters
+    through ``H̃ = Eᵀ D_α K D_α E``)."""
+    n, d = problem.n_samples, lift.dim
+    a, yy = np.clip(x[:n], 0.0, problem.costs), x[n:]
+    lam, U = spectrum.bottom(a, yy)
+    z = np.exp(-(lam - lam[0]) / tau)
+    soft = lam[0] - tau * np.log(z.sum())
+    w = z / z.sum()
+    keep = w > 1e-12
+    NW = U[:, keep] * np.sqrt(w[keep])
+    GW = lift.expand(NW)
+    value = a.sum() - 0.5 * (yy.sum() - d * soft)
+    # ((GW GWᵀ) ∘ K) α = Σ_l gw_l ∘ K(gw_l ∘ α)
+    grad_a = 1.0 - d * np.einsum("ij,ij->i", GW, spectrum.kernel_times(GW * a[:, None]))
+    grad_y = -0.5 + 0.5 * d * np.einsum("ij,ij->i", NW, NW)
+    return float(value), np.concatenate([grad_a, grad_y])
+
+
+def _polish(problem, lift, alpha, y, evaluations, spectrum, temperatures=(1e-2, 1e-3, 1e-4),
+            deadline=None):
     r"""Raise the certified value by maximising the dual function jointly in ``(α, y)``.
 
     ``LB(α, y) = 1ᵀα − ½(Σy − dim·λ_min(S(α, y)))`` is jointly concave and equals ``V_sdp`` at
-    a dual optimum; ``λ_min`` is replaced by the soft minimum ``−τ log Σ exp(−λ_i/τ) ≤ λ_min``
-    and maximised by L-BFGS-B over ``α ∈ [0, c]``, as :class:`weakcvx.sdp._Certificate` does
-    for the CVXPY model. With ``eigen_count`` only that many of the smallest eigenpairs enter
-    the soft minimum (a partial ``eigh``: ~4x cheaper at dim 1000), which drops terms far
-    above ``λ_min`` at the low temperatures that matter; the smoothed values are then
-    estimates, and the caller certifies the result exactly. Dense eigendecompositions: for
-    ``dim ≤ POLISH_LIMIT`` only. Returns ``(alpha, y, V)`` with ``V`` a feasible factor
-    recovered from the dual point (:func:`_recover`).
+    a dual optimum; ``λ_min`` is replaced by the soft minimum of :func:`_smoothed_dual` over
+    the smallest eigenpairs that ``spectrum`` returns (:class:`_DenseSpectrum`, or
+    :class:`_FactorSpectrum` through the kernel factor) and maximised by L-BFGS-B over
+    ``α ∈ [0, c]``, as :class:`weakcvx.sdp._Certificate` does for the CVXPY model. With only
+    the bottom eigenpairs (terms far above ``λ_min`` matter little at the low temperatures)
+    the smoothed values are estimates, and the caller certifies the result exactly. Returns
+    ``(alpha, y)``.
     """
     import scipy.optimize
 
-    n, d, q = problem.n_samples, lift.dim, lift.null.shape[1]
+    n, d = problem.n_samples, lift.dim
     c = problem.costs
-    K = problem.kernel_matrix() if problem.gram is None else problem.gram
-    Nb = _apply_q(lift.reflectors, np.eye(d))[:, q:]  # orthonormal basis of the complement
-    G = lift.expand(Nb)  # (n, d − q): M = G X Gᵀ
-    E = scipy.sparse.csr_matrix((lift.sign, (np.arange(n), lift.index)), shape=(n, d))
     scale = max(1.0, abs(float(alpha.sum())))
-
     best = [np.inf, None]
 
     def negative(x, tau):
         if deadline is not None and time.perf_counter() > deadline and best[1] is not None:
             raise _Deadline
-        a, yy = np.clip(x[:n], 0.0, c), x[n:]
-        # S = Nᵀ(Diag y − EᵀD_αKD_αE)N with N applied as q reflections: O(n² + q·dim²)
-        A = -(E.T @ (E.T @ (a[:, None] * K * a[None, :])).T)
-        A[np.diag_indices_from(A)] += yy
-        S = _apply_qt(lift.reflectors, _apply_qt(lift.reflectors, A).T)[q:, q:]
-        S = 0.5 * (S + S.T)
-        if eigen_count is not None and S.shape[0] > 2 * eigen_count:
-            # in single precision: 1.7x faster at dim 1000; the smoothed values only steer the
-            # search (relative error ~1e-7 of ‖S‖), the result is certified in double
-            try:
-                lam, U = scipy.linalg.eigh(S.astype(np.float32), check_finite=False,
-                                           subset_by_index=[0, eigen_count - 1])
-                lam, U = lam.astype(np.float64), U.astype(np.float64)
-            except np.linalg.LinAlgError:  # LAPACK's single-precision solver can fail
-                lam, U = scipy.linalg.eigh(S, check_finite=False,
-                                           subset_by_index=[0, eigen_count - 1])
-        else:
-            lam, U = np.linalg.eigh(S)
-        z = np.exp(-(lam - lam[0]) / tau)
-        soft = lam[0] - tau * np.log(z.sum())
-        w = z / z.sum()
-        keep = w > 1e-12
-        W = U[:, keep] * np.sqrt(w[keep])
-        NW = _apply_q(lift.reflectors, np.vstack([np.zeros((q, W.shape[1])), W]))
-        GW = lift.expand(NW)
-        value = a.sum() - 0.5 * (yy.sum() - d * soft)
-        # ((GW GWᵀ) ∘ K) α = Σ_l gw_l ∘ K(gw_l ∘ α)
-        grad_a = 1.0 - d * np.einsum("ij,ij->i", GW, K @ (GW * a[:, None]))
-        grad_y = -0.5 + 0.5 * d * np.einsum("ij,ij->i", NW, NW)
+        value, grad = _smoothed_dual(problem, lift, spectrum, x, tau)
         if -value < best[0]:
             best[:] = [-value, x.copy()]
-        return -value, -np.concatenate([grad_a, grad_y])
+        return -value, -grad
 
     x = np.concatenate([alpha, y])
     bounds = [(0.0, ci) for ci in c] + [(None, None)] * d
@@ -825,7 +861,14 @@ def _polish(problem, lift, alpha, y, evaluations, temperatures=(1e-2, 1e-3, 1e-4
         except _Deadline:  # the caller's time limit: keep the best point of this phase
             x = best[1]
             break
-    return np.clip(x[:n], 0.0, c), x[n:], _recover(lift, Nb, G, K, np.clip(x[:n], 0.0, c), x[n:])
+    return np.clip(x[:n], 0.0, c), x[n:]
+
+
+def _dense_recovery(problem, lift, alpha, y):
+    """:func:`_recover` with the dense pieces it needs (``dim ≤ POLISH_LIMIT``)."""
+    q = lift.null.shape[1]
+    Nb = _apply_q(lift.reflectors, np.eye(lift.dim))[:, q:]
+    return _recover(lift, Nb, lift.expand(Nb), problem.kernel_matrix(), alpha, y)
 
 
 def _recover(lift, Nb, G, K, alpha, y, width=None):
@@ -1070,10 +1113,10 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
     max_sweeps : int, default=300
         Mixing sweeps for the dual start at ``α(M)`` (warm-started from the primal factor).
     polish : int, optional
-        Evaluations of the dual function per round; default 600 when ``dim ≤ POLISH_LIMIT``
-        (dense eigendecompositions, :func:`_polish`); above it, ``FACTOR_POLISH`` through the
-        kernel factor (:func:`_factor_polish`, ``O(dim·r²)`` an evaluation) when there is no
-        Gram matrix, else 0 (the certificate is then the mixing method's at ``α(M)``).
+        Evaluations of the dual function per round (:func:`_polish`); default 600: with dense
+        eigendecompositions when ``dim ≤ POLISH_LIMIT``, above it by shift-invert Lanczos
+        through the kernel factor (:class:`_FactorSpectrum`) when there is no Gram matrix,
+        else none (the certificate is then the mixing method's at ``α(M)``).
     time_limit : float or None, default=600.0
         Seconds; the primal descent and the polish stop at it, the run after that round
         (status ``"time_limit"``).
@@ -1127,8 +1170,7 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
                       "than weakcvx.sdp.solve_sdp's (still a lower bound of the MIP).",
                       UserWarning, stacklevel=2)
     if polish is None:
-        polish = 600 if lift.dim <= POLISH_LIMIT else \
-            (FACTOR_POLISH if problem.gram is None else 0)
+        polish = 600 if lift.dim <= POLISH_LIMIT or problem.gram is None else 0
     deadline = None if time_limit is None else start + time_limit
     state = _Rounds(problem, lift, rank or default_rank(lift.dim), max_sweeps, eigen,
                     random_state, deadline)
@@ -1158,9 +1200,12 @@ PRIMAL_QP_TOL = 1e-6
 #: Eigenpairs in the polish's soft minimum above ``2 ×`` this dimension (a partial ``eigh``).
 POLISH_EIGEN_COUNT = 16
 
-#: Evaluations per round of the factor polish above ``POLISH_LIMIT`` (n = 5000, rank 200:
-#: ~40 ms each; 300 raised the first round's certificate from 2.857 to 2.999).
-FACTOR_POLISH = 300
+#: Eigenpairs in the soft minimum of the polish through the kernel factor (above
+#: ``POLISH_LIMIT``), found to relative accuracy ``FACTOR_EIGEN_TOL``. At n = 5000 (rank 200),
+#: 600 evaluations from the first round's point (certified 2.857): 8 / 24 / 48 eigenpairs gave
+#: 3.50 / 3.71 / 3.76 in 41 / 84 / 190 s; accuracy 1e-6 instead of 1e-3 cost 3.5x the time.
+FACTOR_EIGEN_COUNT = 24
+FACTOR_EIGEN_TOL = 1e-3
 
 
 class _Rounds:
@@ -1171,7 +1216,7 @@ class _Rounds:
         self.max_sweeps, self.eigen, self.random_state = max_sweeps, eigen, random_state
         self.primal = _PrimalDescent(problem, lift, rank, random_state)
         self.multipliers = None
-        self.factor_dual = None
+        self.factor_spectrum = None
         # ψ(0) = f(0) − ½φ(0) = 0 is certified for the hinge: the floor of every run
         zero_y = np.zeros(lift.dim)
         self.best = Certificate(value=0.0, phi_upper=0.0, phi_lower=0.0, lambda_min=0.0,
@@ -1202,37 +1247,33 @@ class _Rounds:
         primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
         self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
         in_time = self.deadline is None or time.perf_counter() < self.deadline
-        if polish and in_time and self.lift.dim > POLISH_LIMIT and self.problem.gram is None:
-            self._factor_polish(polish)
-        elif polish and in_time:
-            best = self.best
-            y0 = best.inner.y
-            alpha, y, V_rec = _polish(self.problem, self.lift, best.alpha, y0, polish,
-                                      deadline=self.deadline, eigen_count=POLISH_EIGEN_COUNT)
-            self._certify(alpha, V0=V_rec, y=y)
-            before = primal.upper
-            if primal.evaluate(V_rec) < before:  # the dual's primal is better: descend from it
-                primal.U = primal.V_best.copy()
-
-
-    def _factor_polish(self, evaluations):
-        """Above ``POLISH_LIMIT``: :func:`_factor_polish` from the best certificate's point;
-        its certificate (exact, :class:`_FactorDual`) is kept when it is better."""
-        if self.factor_dual is None:
-            self.factor_dual = _FactorDual(self.problem, self.lift)
+        spectrum = self._spectrum()
+        if not (polish and in_time and spectrum is not None):
+            return
         best = self.best
-        alpha, y, value = _factor_polish(self.factor_dual, best.alpha, best.inner.y,
-                                         evaluations, deadline=self.deadline)
-        self._certify(alpha, V0=best.inner.V if best.inner.V is not None else self.primal.V,
-                      y=y)  # the shifted certificate of the same point (kept when better)
-        best = self.best
-        if value > best.value:
-            t = self.factor_dual.certificate(alpha, y)[1]
-            self.best = Certificate(value=value, phi_upper=float(t * y.sum()),
-                                    phi_lower=best.phi_lower, lambda_min=float("nan"),
-                                    residual=0.0, eigen="scaled", alpha=alpha,
-                                    inner=InnerSolution(None, best.phi_lower, y, 0, 0.0, None),
-                                    dropped_ranges=len(self.lift.ranges))
+        V0 = best.inner.V if best.inner.V is not None else primal.V
+        alpha, y = _polish(self.problem, self.lift, best.alpha, best.inner.y, polish, spectrum,
+                           deadline=self.deadline)
+        if isinstance(spectrum, _FactorSpectrum):  # no dense recovery at this size
+            self._certify(alpha, V0=V0, y=y)
+            return
+        V_rec = _dense_recovery(self.problem, self.lift, alpha, y)
+        self._certify(alpha, V0=V_rec, y=y)
+        before = primal.upper
+        if primal.evaluate(V_rec) < before:  # the dual's primal is better: descend from it
+            primal.U = primal.V_best.copy()
+
+    def _spectrum(self):
+        """The polish's eigen-step: dense up to ``POLISH_LIMIT``, through the kernel factor
+        above it (kept across rounds: its shift and Lanczos start carry over), else none."""
+        if self.lift.dim <= POLISH_LIMIT:
+            return _DenseSpectrum(self.problem, self.lift, POLISH_EIGEN_COUNT)
+        if self.problem.gram is not None:
+            return None
+        if self.factor_spectrum is None:
+            self.factor_spectrum = _FactorSpectrum(self.problem, self.lift, FACTOR_EIGEN_COUNT,
+                                                   FACTOR_EIGEN_TOL)
+        return self.factor_spectrum
 
 
 def _result(problem, lift, state, history, status, tol, start):
