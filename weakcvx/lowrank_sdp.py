@@ -716,8 +716,8 @@ class _FactorSpectrum:
     (``F̃ = Eᵀ D_α R``, ``dim × r``), by shift-invert Lanczos at any size.
 
     With a shift ``σ`` that passes the Schur test of :func:`_lambda_min_factor`
-    (``Nᵀ(D − σI)N ≻ 0`` and ``I − T ≻ 0``, ``T = F̃ᵀΠ_{y−σ}F̃``), ``σ < λ_min(S)`` and, by Woodbury on the compressed
-    matrix, ``(S − σI)⁻¹`` acts on the lifted space as
+    (``Nᵀ(D − σI)N ≻ 0`` and ``I − T ≻ 0``, ``T = F̃ᵀΠ_{y−σ}F̃``), ``σ < λ_min(S)`` and, by
+    Woodbury on the compressed matrix, ``(S − σI)⁻¹`` acts on the lifted space as
 
     .. math::
 

@@ -1033,8 +1033,8 @@ def solve_box_qp(
     (docs/design.rst §3.2). On the Gram path every ``NEWTON_EVERY`` epochs a Newton step solves
     the free variables' system ``Q_FF d = −G_F`` (Cholesky, ``|F| ≤ NEWTON_MAX_FREE``): once
     the descent has found the optimal face, that step ends the solve, where the descent alone
-    converges linearly at the rate of ``Q_FF``'s conditioning. Warm starts (``alpha0``) are the main saving
-    in the outer loops of :mod:`weakcvx.mkl` and :mod:`weakcvx.cutting_plane`.
+    converges linearly at the rate of ``Q_FF``'s conditioning. Warm starts (``alpha0``) are
+    the main saving in the outer loops of :mod:`weakcvx.mkl` and :mod:`weakcvx.cutting_plane`.
 
     **Stopping rule.** Only LIBLINEAR's projected-gradient criterion: stop after an epoch over
     all coordinates in which ``max_i PG_i − min_i PG_i < tol``, where the range includes 0, so
