@@ -17,6 +17,7 @@ import pytest
 
 import weakcvx as wc
 from weakcvx import lowrank_sdp as L
+from weakcvx.result import SolverError
 from weakcvx.sdp import solve_sdp
 from weakcvx.svm import box_qp_cvxpy, solve_box_qp_newton
 
@@ -482,3 +483,14 @@ def test_compare_runs_the_lowrank_rung_above_the_cvxpy_limit(monkeypatch):
     assert rung.result.value <= exact.value + 1e-6
     monkeypatch.setattr(ladder, "LOWRANK_SDP_MAX_N", 10)
     assert "sdp" in [name for name, _ in ladder._default_plan(problem)[1]]
+
+
+def test_factor_spectrum_with_non_finite_input_raises_solver_error():
+    """A dual point with a NaN never passes the shift's Schur test: a clear error, not a hang."""
+    problem = _factor_moons(12, "ssl")
+    lift = L._Lift(problem.labelset)
+    spectrum = L._FactorSpectrum(problem, lift, 4)
+    y = np.ones(lift.dim)
+    y[3] = np.nan
+    with pytest.raises(SolverError, match="no shift below"):
+        spectrum.bottom(np.full(12, 0.5), y)

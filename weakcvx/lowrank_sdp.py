@@ -39,7 +39,7 @@ import scipy.sparse.linalg as spla
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .result import SolveResult
+from .result import SolveResult, SolverError
 from .rounding import round_scores
 from .svm import GRAM_LIMIT, solve_box_qp, solve_box_qp_newton
 
@@ -711,6 +711,10 @@ class _DenseSpectrum:
         return lam, _apply_q(lift.reflectors, np.vstack([np.zeros((q, U.shape[1])), U]))
 
 
+#: Shifts tried by :class:`_FactorSpectrum` before giving up (each 4x further down).
+_SHIFT_TRIES = 100
+
+
 class _FactorSpectrum:
     r"""The bottom eigenpairs of ``S(α, y) = Nᵀ(Diag y − F̃F̃ᵀ)N`` through the kernel factor
     (``F̃ = Eᵀ D_α R``, ``dim × r``), by shift-invert Lanczos at any size.
@@ -750,7 +754,7 @@ class _FactorSpectrum:
         if self.lam is not None:
             step = max(self.lam[min(3, len(self.lam) - 1)] - self.lam[0], floor)
             base = float(self.lam[0])
-        while True:
+        for _ in range(_SHIFT_TRIES):  # ×4 a try: from 1e-6 past any finite spectrum
             sigma = base - step
             d = y - sigma
             step *= 4.0
@@ -762,6 +766,10 @@ class _FactorSpectrum:
                 break
             except np.linalg.LinAlgError:
                 continue
+        else:
+            raise SolverError("low-rank SDP polish", "no shift",
+                              f"no shift below λ_min(S) in {_SHIFT_TRIES} tries (non-finite "
+                              "α or y?)")
         P = self.P
         DP = P / d[:, None]
         C = P.T @ DP
@@ -780,10 +788,9 @@ class _FactorSpectrum:
         sigma, B = self._shifted_inverse(F, y)
         dim = len(y)
         op = spla.LinearOperator((dim, dim), matvec=B, dtype=float)
-        # a start orthogonal to the null directions keeps the Krylov space there (B maps into
-        # it; eigsh's own random start would leave a component of size ~tol)
-        # the last call's bottom vectors plus a fixed spread vector: a start in the span of a
-        # few eigenvectors alone can miss others (implicit restarts never recover them)
+        # the last call's bottom vectors plus a fixed spread vector (a start in the span of a
+        # few eigenvectors alone can miss others), orthogonal to the null directions so that
+        # the Krylov space stays there (eigsh's random start leaves a component of size ~tol)
         v0 = np.cos(np.arange(dim) + 0.5) / math.sqrt(dim)
         if self.v0 is not None:
             v0 = 0.1 * v0 + self.v0
