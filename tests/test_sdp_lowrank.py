@@ -250,6 +250,54 @@ def test_solver_polishes_through_the_factor_above_the_polish_limit(monkeypatch):
     assert polished.value >= plain.value - 1e-12
 
 
+def test_timed_polish_runs_every_temperature_phase(monkeypatch):
+    """With ``timed``, each temperature phase ends at its share of the time and the next
+    starts from its best point: with the deadline already passed, every phase still runs
+    (one evaluation each) and the point returned is the start (the only one evaluated). An
+    untimed polish stops at the deadline after its first phase."""
+    problem = _moons(16, "ssl")
+    lift = L._Lift(problem.labelset)
+    alpha = np.full(problem.n_samples, 0.5)
+    y = L.inner_sdp(problem, alpha, _lift=lift).y
+    taus = []
+    real = L._smoothed_dual
+
+    def recording(problem, lift, spectrum, x, tau):
+        taus.append(tau)
+        return real(problem, lift, spectrum, x, tau)
+
+    monkeypatch.setattr(L, "_smoothed_dual", recording)
+    spectrum = L._DenseSpectrum(problem, lift)
+    past = L.time.perf_counter() - 1.0
+    a, yy = L._polish(problem, lift, alpha, y, 600, spectrum, deadline=past, timed=True)
+    assert len(set(taus)) == 3 and len(taus) == 3  # the start's evaluation, then the stop
+    np.testing.assert_array_equal(a, alpha)
+    np.testing.assert_array_equal(yy, y)
+    taus.clear()
+    L._polish(problem, lift, alpha, y, 600, spectrum, deadline=past)
+    assert len(set(taus)) == 1
+
+
+def test_factor_schedule_polishes_once_the_primal_stalls_or_time_is_up():
+    """With a deadline through the factor the primal rounds run alone while the last one
+    gained at least FACTOR_PRIMAL_GAIN and the next would end before ``polish_after``; the
+    polish runs on the last round, after a small gain, or when the share of time is spent."""
+    problem = _factor_moons(12, "ssl")
+    lift = L._Lift(problem.labelset)
+    now = L.time.perf_counter()
+    state = L._Rounds(problem, lift, 3, 10, "auto", 0, now + 100.0, polish_after=now + 60.0)
+    state.primal_seconds, state.primal_gain = 1.0, 0.5
+    assert not state._polish_now(last=False)
+    assert state._polish_now(last=True)
+    state.primal_gain = 0.5 * L.FACTOR_PRIMAL_GAIN
+    assert state._polish_now(last=False)
+    state.primal_gain, state.primal_seconds = 0.5, 90.0  # the next round would end too late
+    assert state._polish_now(last=False)
+    state.polish_after = None  # no deadline, or after the first polish: every round
+    state.primal_seconds = 0.0
+    assert state._polish_now(last=False)
+
+
 def test_polish_falls_back_to_double_when_single_precision_eigh_fails(monkeypatch):
     """LAPACK's single-precision partial eigh can fail (seen inside branch and bound); the
     polish then takes the double-precision one and the run agrees with the CVXPY SDP."""

@@ -774,8 +774,8 @@ class _FactorSpectrum:
         DP = P / d[:, None]
         C = P.T @ DP
 
-        def B(v):
-            w = v / d
+        def B(v):  # v: a vector or a block of columns
+            w = v / (d if v.ndim == 1 else d[:, None])
             if P.shape[1]:
                 w -= DP @ np.linalg.solve(C, DP.T @ v)
             return w + Z @ scipy.linalg.cho_solve(chol, Z.T @ v, check_finite=False)
@@ -828,7 +828,7 @@ def _smoothed_dual(problem, lift, spectrum, x, tau):
 
 
 def _polish(problem, lift, alpha, y, evaluations, spectrum, temperatures=(1e-2, 1e-3, 1e-4),
-            deadline=None):
+            deadline=None, timed=False):
     r"""Raise the certified value by maximising the dual function jointly in ``(α, y)``.
 
     ``LB(α, y) = 1ᵀα − ½(Σy − dim·λ_min(S(α, y)))`` is jointly concave and equals ``V_sdp`` at
@@ -837,7 +837,10 @@ def _polish(problem, lift, alpha, y, evaluations, spectrum, temperatures=(1e-2, 
     :class:`_FactorSpectrum` through the kernel factor) and maximised by L-BFGS-B over
     ``α ∈ [0, c]``, as :class:`weakcvx.sdp._Certificate` does for the CVXPY model. With only
     the bottom eigenpairs (terms far above ``λ_min`` matter little at the low temperatures)
-    the smoothed values are estimates, and the caller certifies the result exactly. Returns
+    the smoothed values are estimates, and the caller certifies the result exactly. The
+    temperatures share ``evaluations`` equally, or with ``timed`` the time to ``deadline``
+    (each phase then ends at its share, whatever its evaluations, and the next starts from
+    its best point). Returns
     ``(alpha, y)``.
     """
     import scipy.optimize
@@ -846,9 +849,11 @@ def _polish(problem, lift, alpha, y, evaluations, spectrum, temperatures=(1e-2, 
     c = problem.costs
     scale = max(1.0, abs(float(alpha.sum())))
     best = [np.inf, None]
+    phase_end = [deadline]
 
     def negative(x, tau):
-        if deadline is not None and time.perf_counter() > deadline and best[1] is not None:
+        if phase_end[0] is not None and time.perf_counter() > phase_end[0] and \
+                best[1] is not None:
             raise _Deadline
         value, grad = _smoothed_dual(problem, lift, spectrum, x, tau)
         if -value < best[0]:
@@ -857,17 +862,21 @@ def _polish(problem, lift, alpha, y, evaluations, spectrum, temperatures=(1e-2, 
 
     x = np.concatenate([alpha, y])
     bounds = [(0.0, ci) for ci in c] + [(None, None)] * d
-    per_phase = max(2, evaluations // len(temperatures))
-    for rel in temperatures:
-        best[0] = np.inf  # a new temperature: smoothed values are not comparable across
+    per_phase = 10 ** 9 if timed else max(2, evaluations // len(temperatures))
+    start = time.perf_counter()
+    for i, rel in enumerate(temperatures):
+        best[:] = [np.inf, None]  # a new temperature: smoothed values are not comparable
+        if timed:
+            phase_end[0] = start + (i + 1) * (deadline - start) / len(temperatures)
         try:
             res = scipy.optimize.minimize(negative, x, args=(rel * scale / d,), jac=True,
                                           method="L-BFGS-B", bounds=bounds,
                                           options={"maxfun": per_phase, "maxiter": per_phase})
             x = res.x
-        except _Deadline:  # the caller's time limit: keep the best point of this phase
+        except _Deadline:  # the phase's end: keep the best point of this phase
             x = best[1]
-            break
+            if not timed:
+                break
     return np.clip(x[:n], 0.0, c), x[n:]
 
 
@@ -1097,10 +1106,15 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
        solve; ``g`` at the projected factor is the upper value;
     2. the **dual polish** (:func:`_polish`): from ``α(M)`` and the mixing method's ``y`` at
        it (:func:`inner_sdp`), L-BFGS-B on the smoothed dual function; its point certified
-       exactly (:func:`certify`'s eigenvalue bound) is the lower value, and the factor
-       recovered from it is offered to the primal side.
+       exactly (:func:`certify`'s eigenvalue bound) is the lower value, and (up to
+       ``POLISH_LIMIT``) the factor recovered from it is offered to the primal side.
 
-    Both values bound ``V_sdp`` whenever the run stops, so the gap is honest.
+    Through the kernel factor (above ``POLISH_LIMIT``) with a time limit, the polish feeds
+    nothing back, so the rounds are scheduled: primal rounds alone while each lowers the
+    upper value by ``FACTOR_PRIMAL_GAIN`` and the next would end within
+    ``FACTOR_PRIMAL_SHARE`` of the limit, then one polish in the rest of the time, its
+    temperature phases sharing that time. Both values bound ``V_sdp`` whenever the run stops,
+    so the gap is honest.
 
     Parameters
     ----------
@@ -1124,7 +1138,8 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
         eigendecompositions when ``dim ≤ POLISH_LIMIT``; above it ``FACTOR_POLISH`` by
         shift-invert Lanczos through the kernel factor (:class:`_FactorSpectrum`) when there
         is no Gram matrix, else none (the certificate is then the mixing method's at
-        ``α(M)``).
+        ``α(M)``). With a time limit through the factor, the first polish runs to the limit
+        whatever this budget (the schedule above); 0 turns it off.
     time_limit : float or None, default=600.0
         Seconds; the primal descent and the polish stop at it, the run after that round
         (status ``"time_limit"``).
@@ -1181,11 +1196,13 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
         polish = 600 if lift.dim <= POLISH_LIMIT else (FACTOR_POLISH if problem.gram is None
                                                         else 0)
     deadline = None if time_limit is None else start + time_limit
+    factor_timed = deadline is not None and lift.dim > POLISH_LIMIT and problem.gram is None
     state = _Rounds(problem, lift, rank or default_rank(lift.dim), max_sweeps, eigen,
-                    random_state, deadline)
+                    random_state, deadline,
+                    start + FACTOR_PRIMAL_SHARE * time_limit if factor_timed else None)
     status, history = "max_iter", []
     for it in range(1, max_iter + 1):
-        state.round(primal_steps, polish)
+        state.round(primal_steps, polish, last=it == max_iter)
         gap = state.primal.upper - state.best.value
         history.append({"iteration": it, "value": state.best.value,
                         "primal_value": state.primal.upper, "gap": gap,
@@ -1212,21 +1229,33 @@ POLISH_EIGEN_COUNT = 16
 #: Eigenpairs in the soft minimum of the polish through the kernel factor (above
 #: ``POLISH_LIMIT``), found to relative accuracy ``FACTOR_EIGEN_TOL``. At n = 5000 (rank 200),
 #: 600 evaluations from the first round's point (certified 2.857): 8 / 24 / 48 eigenpairs gave
-#: 3.50 / 3.71 / 3.76 in 41 / 84 / 190 s; accuracy 1e-6 instead of 1e-3 cost 3.5x the time.
+#: 3.50 / 3.71 / 3.76 in 41 / 84 / 190 s. Accuracy 1e-2 needs 134 Lanczos products a call
+#: against 209 at 1e-3 (0.71x the time), for a little less per evaluation (3300 evaluations:
+#: 4.116 against 4.130).
 FACTOR_EIGEN_COUNT = 24
-FACTOR_EIGEN_TOL = 1e-3
+FACTOR_EIGEN_TOL = 1e-2
 
 #: Evaluations a round of the polish through the factor: long phases per temperature let
 #: L-BFGS-B keep its memory (two moons SSL, n = 5000, rank 200, 600 s: 600 a round left a
 #: 5.3% gap after three rounds, 1800 a 1.2% gap after two; ~0.14 s an evaluation).
 FACTOR_POLISH = 1800
 
+#: With a time limit above ``POLISH_LIMIT``: primal rounds alone while the next would end
+#: within this share of the limit and the last lowered the upper value by at least
+#: ``FACTOR_PRIMAL_GAIN`` (relative), then one polish in the rest of the time. Chosen on two
+#: moons SSL at n = 5000 (rounds of 184 s and ~140 s; the second lowers g by 2.4%).
+FACTOR_PRIMAL_SHARE = 0.7
+FACTOR_PRIMAL_GAIN = 0.01
+
 
 class _Rounds:
     """The state of :func:`solve_sdp_lowrank`: the primal descent and the best certificate."""
 
-    def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state, deadline):
+    def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state, deadline,
+                 polish_after=None):
         self.problem, self.lift, self.deadline = problem, lift, deadline
+        # with a deadline through the factor: primal rounds alone until `polish_after`
+        self.polish_after, self.primal_seconds, self.primal_gain = polish_after, 0.0, np.inf
         self.max_sweeps, self.eigen, self.random_state = max_sweeps, eigen, random_state
         self.primal = _PrimalDescent(problem, lift, rank, random_state)
         self.multipliers = None
@@ -1256,19 +1285,35 @@ class _Rounds:
             self.best = cert
         return cert
 
-    def round(self, primal_steps, polish):
+    def _polish_now(self, last):
+        """Whether the polish runs this round: always, except with a deadline through the
+        kernel factor, where the polish feeds nothing back to the primal side: there primal
+        rounds run alone while each lowers the upper value by ``FACTOR_PRIMAL_GAIN`` or more
+        and the next would end before ``polish_after``; the polish then takes the rest of the
+        time in one run (L-BFGS loses its memory with every restart)."""
+        if self.polish_after is None or last or self.primal_gain < FACTOR_PRIMAL_GAIN:
+            return True
+        return time.perf_counter() + self.primal_seconds > self.polish_after
+
+    def round(self, primal_steps, polish, last=False):
         primal = self.primal
-        primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
-        self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
-        in_time = self.deadline is None or time.perf_counter() < self.deadline
         spectrum = self._spectrum()
-        if not (polish and in_time and spectrum is not None):
+        timed = isinstance(spectrum, _FactorSpectrum) and self.deadline is not None
+        if not (timed and self.best.inner.V is not None and self._polish_now(last)):
+            began, before = time.perf_counter(), primal.upper
+            primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
+            self.primal_seconds = time.perf_counter() - began
+            self.primal_gain = (before - primal.upper) / max(1.0, abs(primal.upper))
+            self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
+        in_time = self.deadline is None or time.perf_counter() < self.deadline
+        if not (polish and in_time and spectrum is not None and self._polish_now(last)):
             return
         best = self.best
         V0 = best.inner.V if best.inner.V is not None else primal.V
         alpha, y = _polish(self.problem, self.lift, best.alpha, best.inner.y, polish, spectrum,
-                           deadline=self.deadline)
+                           deadline=self.deadline, timed=timed)
         if isinstance(spectrum, _FactorSpectrum):  # no dense recovery at this size
+            self.polish_after = None  # from now on: primal round, then polish
             self._certify(alpha, V0=V0, y=y)
             return
         V_rec = _dense_recovery(self.problem, self.lift, alpha, y)
