@@ -298,6 +298,20 @@ def test_factor_schedule_polishes_once_the_primal_stalls_or_time_is_up():
     assert state._polish_now(last=False)
 
 
+def test_factor_schedule_without_polish_runs_the_primal_every_round(monkeypatch):
+    """With ``polish=0`` there is no polish to schedule: every round descends the primal
+    (a schedule that skipped the primal for the polish's turn would leave rounds empty)."""
+    problem = _factor_moons(20, "ssl")
+    monkeypatch.setattr(L, "POLISH_LIMIT", 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runs = [L.solve_sdp_lowrank(problem, max_iter=m, polish=0, primal_steps=5, tol=1e-12)
+                for m in (1, 2, 3)]
+    evaluations = [r.extra["primal_evaluations"] for r in runs]
+    assert evaluations[0] < evaluations[1] < evaluations[2]  # the last round descends too
+    assert runs[2].extra["primal_value"] <= runs[0].extra["primal_value"] + 1e-9
+
+
 def test_polish_falls_back_to_double_when_single_precision_eigh_fails(monkeypatch):
     """LAPACK's single-precision partial eigh can fail (seen inside branch and bound); the
     polish then takes the double-precision one and the run agrees with the CVXPY SDP."""
