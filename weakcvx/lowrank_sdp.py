@@ -774,8 +774,8 @@ class _FactorSpectrum:
         DP = P / d[:, None]
         C = P.T @ DP
 
-        def B(v):  # v: a vector or a block of columns
-            w = v / (d if v.ndim == 1 else d[:, None])
+        def B(v):
+            w = v / d
             if P.shape[1]:
                 w -= DP @ np.linalg.solve(C, DP.T @ v)
             return w + Z @ scipy.linalg.cho_solve(chol, Z.T @ v, check_finite=False)
