@@ -128,3 +128,18 @@ def test_clustering_accuracy_and_rows():
 
 def test_machine_description_names_cores():
     assert "logical cores" in report.machine_description()
+
+
+def test_pl_loader_standardizes_digits_and_loads_every_set():
+    """bench pl's data: digits with every column centred and of unit variance (constant
+    columns 0), and the shipped multiclass sets with one label per row and several classes."""
+    from weakcvx.bench.partial import _load
+
+    X, y = _load("digits")
+    std = X.std(axis=0)
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-12)
+    assert np.all((np.abs(std - 1.0) < 1e-12) | (std == 0.0))
+    assert (std == 0.0).any()  # digits has blank pixels: the constant-column rule is exercised
+    for name in ("segment", "satimage", "penbased", "letter"):
+        X, y = _load(name)
+        assert X.shape[0] == y.shape[0] and np.unique(y).size >= 3

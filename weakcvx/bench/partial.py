@@ -47,11 +47,12 @@ MAX_TEST = 2000
 def _load(name):
     from sklearn.datasets import load_digits
 
-    from weakcvx.datasets import _standardize, load_multiclass
+    from weakcvx._validation import standardize_columns
+    from weakcvx.datasets import load_multiclass
 
     if name == "digits":
         X, y = load_digits(return_X_y=True)
-        return _standardize(X.astype(float)), y
+        return standardize_columns(X.astype(float)), y
     return load_multiclass(name)
 
 
