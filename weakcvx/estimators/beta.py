@@ -14,8 +14,9 @@ from .. import kernels
 from .._validation import check_real
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
+from ..model_selection import bag_proportion_error
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_if_unscaled
-from .s3vm import check_semi_supervised_target
+from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
 
 
 def _two_class_target(y, n_samples):
@@ -360,3 +361,35 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Class labels: ``classes_[1]`` where ``decision_function > 0``."""
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+
+    def score(self, X, y, sample_weight=None):
+        """Score on the kind of target ``fit`` takes for ``init``, so that
+        ``cross_val_score`` and ``GridSearchCV`` can be given that target.
+
+        - ``init="ssl"``: the accuracy on the labeled rows of ``y``; rows marked ``-1``
+          (unlabeled, the convention of ``fit``) are skipped, as in :meth:`weakcvx.S3VM.score`.
+        - ``init="proportions"`` with the two-column targets of
+          :func:`weakcvx.model_selection.bag_targets`: minus the bag-level error
+          ``Σ_k |p̂_k − p_k|`` (:func:`weakcvx.model_selection.bag_error_scorer`; no instance
+          label is used).
+        - otherwise: the accuracy on the class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), or (n_samples, 2) bag targets
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the accuracy (not supported with bag targets).
+
+        Returns
+        -------
+        float
+        """
+        if self.init == "proportions" and np.ndim(y) == 2 and np.shape(y)[1] == 2:
+            if sample_weight is not None:
+                raise ValueError("`sample_weight` is not supported when `y` is the two-column "
+                                 "bag targets (the bag error weighs every bag alike).")
+            return -bag_proportion_error(np.asarray(y), None, self.predict(X))
+        if self.init == "ssl":
+            return SemiSupervisedScoreMixin.score(self, X, y, sample_weight=sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)

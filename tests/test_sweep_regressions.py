@@ -1,0 +1,90 @@
+"""Regressions found by a robustness sweep of the estimators with default parameters on data
+they were not tuned on (scikit-learn's bundled sets)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.preprocessing import StandardScaler
+
+import weakcvx as wc
+from weakcvx.model_selection import BagKFold, bag_error_scorer, bag_targets
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(0)
+    rows = rng.permutation(len(y))[:150]
+    return X[rows], y[rows]
+
+
+def _semi(y, n_labeled=20):
+    y_semi = np.full_like(y, -1)
+    for c in (0, 1):
+        y_semi[np.flatnonzero(y == c)[: n_labeled // 2]] = c
+    return y_semi
+
+
+def test_beta_svm_ssl_score_skips_unlabeled_rows(cancer):
+    # BetaSVM's default init="ssl" takes -1 for unlabeled rows in fit; score used to count
+    # every -1 row as an error (accuracy 0.1 on a target with 10% labeled rows), so
+    # cross_val_score / GridSearchCV with the fit target were meaningless
+    X, y = cancer
+    y_semi = _semi(y)
+    clf = wc.BetaSVM().fit(X, y_semi)
+    labeled = y_semi != -1
+    expected = np.mean(clf.predict(X[labeled]) == y_semi[labeled])
+    assert clf.score(X, y_semi) == pytest.approx(expected)
+    assert clf.score(X, y_semi) > 0.8
+
+
+def test_beta_svm_ssl_score_with_string_classes(cancer):
+    # strings in an object array with the integer -1 for unlabeled rows: fit accepted them,
+    # score raised TypeError ('<' not supported between 'int' and 'str')
+    X, y = cancer
+    y_semi = _semi(y)
+    y_obj = np.array(["yes" if v == 1 else "no" for v in y_semi], dtype=object)
+    y_obj[y_semi == -1] = -1
+    clf = wc.BetaSVM().fit(X, y_obj)
+    labeled = y_semi != -1
+    assert clf.score(X, y_obj) == pytest.approx(np.mean(clf.predict(X[labeled])
+                                                        == y_obj[labeled]))
+
+
+def test_beta_svm_ssl_cross_val_score_with_fit_target(cancer):
+    # test folds of a plain KFold hold unlabeled rows: they are skipped, as by S3VM.score
+    X, y = cancer
+    y_semi = _semi(y, n_labeled=30)
+    scores = cross_val_score(wc.BetaSVM(), X, y_semi, cv=KFold(3, shuffle=True, random_state=0))
+    assert np.all(scores > 0.5)
+
+
+def test_beta_svm_proportions_default_score_is_minus_bag_error(cancer):
+    # docs/user_guide.rst: BetaSVM(init="proportions") with bag targets is scored by minus
+    # the bag error, "the estimators' default score"; the default score raised ValueError
+    # (continuous-multioutput targets), and cross_val_score returned NaN
+    X, y = cancer
+    bags, proportions = wc.datasets.make_bags(X, y, 10, random_state=0)
+    targets = bag_targets(bags, proportions)
+    clf = wc.BetaSVM(init="proportions").fit(X, targets)
+    assert clf.score(X, targets) == pytest.approx(bag_error_scorer(clf, X, targets))
+    scores = cross_val_score(wc.BetaSVM(init="proportions"), X, targets,
+                             cv=BagKFold(3, random_state=0))
+    assert np.all(np.isfinite(scores)) and np.all(scores <= 0)
+    search = GridSearchCV(wc.BetaSVM(init="proportions"), {"C": [1.0, 10.0]},
+                          cv=BagKFold(3, random_state=0)).fit(X, targets)
+    assert np.isfinite(search.best_score_)
+    # instance labels are still scored by accuracy
+    assert clf.score(X, y) == pytest.approx(np.mean(clf.predict(X) == y))
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.score(X, targets, sample_weight=np.ones(len(y)))
+
+
+def test_beta_svm_knn_score_is_plain_accuracy(cancer):
+    # with init="knn" the labels are classes, -1 included: nothing is skipped
+    X, y = cancer
+    y_pm = 2 * y - 1
+    clf = wc.BetaSVM(init="knn").fit(X, y_pm)
+    assert clf.score(X, y_pm) == pytest.approx(np.mean(clf.predict(X) == y_pm))
