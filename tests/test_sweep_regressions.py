@@ -88,3 +88,30 @@ def test_beta_svm_knn_score_is_plain_accuracy(cancer):
     y_pm = 2 * y - 1
     clf = wc.BetaSVM(init="knn").fit(X, y_pm)
     assert clf.score(X, y_pm) == pytest.approx(np.mean(clf.predict(X) == y_pm))
+
+
+@pytest.mark.parametrize("name", ["S3VM", "BetaSVM"])
+def test_list_of_strings_keeps_the_integer_unlabeled_marker(cancer, name):
+    # a plain list ["yes", "no", -1, ...] became an array of strings with '-1' among them;
+    # fit refused it, and following the hint (y.astype(object)) gave a third class '-1'
+    X, y = cancer
+    y_semi = _semi(y)
+    y_list = [-1 if v == -1 else ("yes" if v == 1 else "no") for v in y_semi]
+    clf = getattr(wc, name)(random_state=0).fit(X, y_list)
+    assert clf.classes_.tolist() == ["no", "yes"]
+    y_obj = np.array(y_list, dtype=object)
+    reference = getattr(wc, name)(random_state=0).fit(X, y_obj)
+    np.testing.assert_array_equal(clf.predict(X), reference.predict(X))
+    assert clf.score(X, y_list) == pytest.approx(reference.score(X, y_obj))
+
+
+def test_string_array_hint_turns_the_string_minus_one_into_the_integer(cancer):
+    X, y = cancer
+    y_semi = _semi(y)
+    y_str = np.array([-1 if v == -1 else ("yes" if v == 1 else "no") for v in y_semi],
+                     dtype=object).astype(str)          # '-1', 'no', 'yes'
+    with pytest.raises(ValueError, match=r"y\[y == '-1'\] = -1"):
+        wc.S3VM().fit(X, y_str)
+    y_fixed = y_str.astype(object)
+    y_fixed[y_fixed == "-1"] = -1                        # the recipe of the message
+    assert wc.S3VM().fit(X, y_fixed).classes_.tolist() == ["no", "yes"]

@@ -19,11 +19,24 @@ from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, inte
                     rounded_labels_model, verbose_logging)
 
 
+def as_target_array(y):
+    """``np.asarray(y)``, except that a list or tuple holding strings keeps its integer ``-1``
+    (the unlabeled marker): NumPy would make an array of strings, ``'-1'`` included, which then
+    reads as a third class. Such a list becomes an array of ``dtype=object``, the form
+    :func:`check_semi_supervised_target` takes for string classes."""
+    if isinstance(y, (list, tuple)):
+        array = np.asarray(y)
+        if array.dtype.kind in "US" and array.ndim == 1:
+            return np.asarray(y, dtype=object)
+        return array
+    return np.asarray(y)
+
+
 def unlabeled_mask(y):
     """Boolean mask of the rows of ``y`` marked unlabeled: the integer ``-1`` (scikit-learn's
     semi-supervised convention; for ``dtype=object`` labels too, where the other entries may
     be strings)."""
-    y = np.asarray(y)
+    y = as_target_array(y)
     if y.dtype.kind == "O":
         return np.array([isinstance(v, Real) and not isinstance(v, bool) and v == -1
                          for v in y.ravel()], dtype=bool).reshape(y.shape)
@@ -36,8 +49,9 @@ def check_semi_supervised_target(y, n_samples):
     {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}.
 
     As in :class:`sklearn.semi_supervised.SelfTrainingClassifier`, string class labels are
-    accepted in an array of ``dtype=object`` whose unlabeled entries are the integer ``-1``;
-    an array of strings (``dtype`` str) is refused, since it cannot hold that integer.
+    accepted in an array of ``dtype=object`` whose unlabeled entries are the integer ``-1``
+    (a list such as ``["yes", "no", -1]`` is read as one); an array of strings (``dtype`` str)
+    is refused, since it cannot hold that integer.
 
     Warns (``UserWarning``) when ``y`` looks like the modelling layer's ``y_known`` (exactly
     the values -1, 0, +1 with 0 the most frequent: there 0 is unknown, here -1 is unlabeled)
@@ -47,7 +61,7 @@ def check_semi_supervised_target(y, n_samples):
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None: "
                          "give the class of each point and -1 for unlabeled points.")
-    y = np.asarray(y)
+    y = as_target_array(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
@@ -57,10 +71,12 @@ def check_semi_supervised_target(y, n_samples):
                 if np.isnan(y).any() else "")
         raise ValueError(f"`y` must not contain NaN or inf.{hint}")
     if y.dtype.kind in "US":
+        # y.astype(object) alone keeps a string '-1', which is then a third class
+        fix = ("y = y.astype(object); y[y == '-1'] = -1" if np.any(y == y.dtype.type("-1"))
+               else "y = y.astype(object), with the integer -1 for unlabeled points")
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with the "
                          "integer -1 marking unlabeled points (scikit-learn's semi-supervised "
-                         f"convention). Got dtype {y.dtype}: use y.astype(object) and -1 for "
-                         "unlabeled points.")
+                         f"convention). Got dtype {y.dtype}: use {fix}.")
     if y.dtype.kind not in "iufO":
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
                          "marking unlabeled points (scikit-learn's semi-supervised convention). "
@@ -161,7 +177,7 @@ class SemiSupervisedScoreMixin:
         """
         from sklearn.metrics import accuracy_score
 
-        y = np.asarray(y)
+        y = as_target_array(y)
         labeled = ~unlabeled_mask(y)
         if y.ndim != 1 or not labeled.any():
             raise ValueError("`y` must hold at least one labeled row (an entry other than -1) "
