@@ -64,13 +64,54 @@ def test_certificate_brackets_cvxpy_phi(kind, seed):
     alpha = rng.uniform(0, 1, problem.n_samples) * problem.costs
     alpha[rng.random(problem.n_samples) < 0.3] = 0.0
     cert = L.certify(problem, alpha, max_sweeps=5000)
-    phi = _phi_cvxpy(problem, alpha)
+    assert np.allclose(cert.alpha, cert.scale * alpha)  # the multiple of α certified
+    phi = _phi_cvxpy(problem, cert.alpha)
     tol = 1e-6 * max(1.0, abs(phi))
     assert cert.phi_upper >= phi - tol
     assert cert.phi_lower <= phi + tol
-    assert cert.value == pytest.approx(alpha.sum() - 0.5 * cert.phi_upper)
+    assert cert.value == pytest.approx(cert.alpha.sum() - 0.5 * cert.phi_upper)
     # the mixing method solves the inner SDP: the bracket is tight
     assert cert.phi_gap <= 1e-3 * max(1.0, abs(phi))
+
+
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+def test_certificate_at_the_best_multiple_of_a_hull_alpha(kind):
+    """At label generation's α the certificate moves to t*·α: t* maximises the concave
+    t·1ᵀα − ½t²φ̄ (so 1ᵀ(t*α) = φ̄(t*α) when t* is inside the box), the value is never below
+    the one at α itself, and it stays below the SDP optimum solved by CVXPY (an independent
+    solver): a valid bound, not just a larger number."""
+    problem = _moons(12, kind, C=10.0)
+    hull = wc.solve(problem, method="label_generation")
+    cert = L.certify(problem, hull.alpha, max_sweeps=5000)
+    at_alpha = hull.alpha.sum() - 0.5 * cert.phi_upper / cert.scale ** 2
+    assert cert.value >= at_alpha - 1e-9
+    assert np.all(cert.alpha <= problem.costs + 1e-12)
+    if cert.scale * hull.alpha.max() < 10.0 - 1e-9:  # t* inside the box: stationary in t
+        assert cert.alpha.sum() == pytest.approx(cert.phi_upper, rel=1e-9)
+    sdp = solve_sdp(problem, solver="SCS", solver_options=TIGHT_SCS)
+    assert cert.value <= sdp.extra["solver_value"] + VALID_RTOL * max(1.0, abs(sdp.value))
+
+
+def test_certificate_of_a_hull_alpha_is_positive_where_the_unscaled_one_is_not():
+    """40 ionosphere rows, 2 labels, C = 1: at label generation's α, f(α) − ½φ̄ is below zero
+    (φ(H_α) counts labelings the hull never saw); the best multiple of α certifies a positive
+    bound (s²/2φ̄ > 0), below the branch-and-bound optimum."""
+    X, y = wc.datasets.load_uci("ionosphere")
+    rows = np.random.default_rng(0).choice(len(y), 40, replace=False)
+    y = np.where(y[rows] == np.unique(y)[1], 1.0, -1.0)
+    y_known = np.zeros(40)
+    for s in (1.0, -1.0):
+        y_known[np.flatnonzero(y == s)[0]] = s
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X[rows], gamma="mean_distance"),
+                                  wc.labelsets.SemiSupervised(y_known), costs=1.0)
+    hull = wc.solve(problem, method="label_generation")
+    cert = L.certify(problem, hull.alpha)
+    at_alpha = hull.alpha.sum() - 0.5 * cert.phi_upper / cert.scale ** 2
+    assert at_alpha < 0.0 < cert.value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = wc.solve(problem, method="exact")
+    assert exact.certified and cert.value <= exact.value + 1e-6
 
 
 def test_certificate_without_restriction_is_what_fails():
@@ -187,9 +228,9 @@ def test_factor_certificate_bounds_cvxpy_phi(kind, seed):
     problem = _factor_moons(12, kind, seed=seed)
     rng = np.random.default_rng(seed)
     alpha = rng.uniform(0, 1, 12) * problem.costs
-    phi = _phi_cvxpy(problem, alpha)
-    tol = 1e-6 * max(1.0, abs(phi))
     cert = L.certify(problem, alpha, max_sweeps=5000, eigen="factor")
+    phi = _phi_cvxpy(problem, cert.alpha)  # at the multiple of α certified
+    tol = 1e-6 * max(1.0, abs(phi))
     assert cert.eigen == "factor"
     assert phi - tol <= cert.phi_upper <= phi + 1e-3 * max(1.0, abs(phi))
 

@@ -622,7 +622,8 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
 
 def _certify_hull(problem, res):
     """A label-generation rung without an exact oracle gets a certified lower bound at any n:
-    the SDP certificate at its final α (``V_sdp ≤ V_hull``; docs/design.rst §3.10), in
+    the SDP certificate at the best multiple of its final α (``V_sdp ≤ V_hull``; docs/design.rst
+    §3.10), in
     ``res.extra["certified_lower_bound"]``. Label sets without a count description keep none."""
     if res.method != "label_generation" or res.certified or res.alpha is None \
             or problem.labelset.count_constraints() is None \

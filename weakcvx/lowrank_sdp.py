@@ -440,7 +440,11 @@ class Certificate:
     eigen : str
         How ``λ_min`` was bounded: ``"dense"``, ``"lanczos"`` or ``"factor"``.
     inner : InnerSolution
+        The mixing method's solution at ``α / scale`` (``φ`` and ``y`` scale with ``scale²``).
     alpha : ndarray (n,)
+        The point certified.
+    scale : float
+        ``t*`` of :func:`certify`: ``alpha`` is ``scale`` times the ``α`` given.
     """
 
     def __init__(self, **kw):
@@ -517,6 +521,20 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     directions. ``y`` is the mixing method's stationarity point (:func:`inner_sdp`), which
     makes the bound tight at its optimum; any ``y`` is valid.
 
+    On a box fast path (``f = 1ᵀα``) the bound is then taken at the best multiple ``tα`` in
+    the box: ``H_{tα} = t² H_α``, so ``(t²y, t²λ)`` certifies ``φ(H_{tα}) ≤ t² φ̄`` with
+    ``φ̄ = Σy − dim·λ``, and
+
+    .. math::
+
+        \max_{0 < t \le t_{\max}} \; t\,\mathbf 1^\top\alpha - \tfrac12 t^2 \bar\varphi,
+        \qquad t^\star = \min\big(\mathbf 1^\top\alpha / \bar\varphi,\;
+        \min_{\alpha_i > 0} c_i / \alpha_i\big),
+
+    is certified at no further cost. At the SDP's own ``α`` it changes nothing (``t* = 1`` at
+    an optimum); at an α chosen for another relaxation (label generation's) it can turn a
+    negative bound into a positive one.
+
     Parameters
     ----------
     problem : WeakLabelProblem
@@ -540,6 +558,7 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     Returns
     -------
     Certificate
+        At ``scale · α`` (``scale = t*``, 1 off the box fast path).
 
     Examples
     --------
@@ -565,7 +584,8 @@ def certify(problem, alpha, inner=None, max_sweeps=1000, eigen="auto", random_st
     if inner is None:
         inner = inner_sdp(problem, alpha, max_sweeps=max_sweeps, random_state=random_state,
                           _lift=lift, _H=H)
-    return _certificate(problem, lift, H, alpha, inner, eigen, random_state)
+    return _best_multiple(problem, _certificate(problem, lift, H, alpha, inner, eigen,
+                                                random_state))
 
 
 def _schur_matrix(F, P, d):
@@ -667,7 +687,27 @@ def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
     value = float(problem.f(alpha) - 0.5 * phi_upper)  # f = 1ᵀα on a box fast path
     return Certificate(value=value, phi_upper=phi_upper, phi_lower=inner.value,
                        lambda_min=lam, residual=residual, eigen=kind, inner=inner,
-                       alpha=alpha, dropped_ranges=len(lift.ranges))
+                       alpha=alpha, dropped_ranges=len(lift.ranges), scale=1.0)
+
+def _best_multiple(problem, cert):
+    """``cert`` moved to ``t*·α`` (:func:`certify`, box fast path): the certified value
+    ``t·1ᵀα − ½t²φ̄`` at its maximiser over the multiples of ``α`` that stay in the box."""
+    alpha, phi_upper = cert.alpha, cert.phi_upper
+    total = float(alpha.sum())
+    if not problem.fast or problem.costs is None or phi_upper <= 0.0 or total <= 0.0:
+        return cert
+    costs = np.broadcast_to(np.asarray(problem.costs, dtype=float), alpha.shape)
+    support = alpha > 0.0
+    t = min(total / phi_upper, float(np.min(costs[support] / alpha[support])))
+    value = t * total - 0.5 * t * t * phi_upper
+    if not value > cert.value:
+        return cert
+    return Certificate(value=value, phi_upper=t * t * phi_upper,
+                       phi_lower=t * t * cert.phi_lower, lambda_min=t * t * cert.lambda_min,
+                       residual=t * t * cert.residual, eigen=cert.eigen, inner=cert.inner,
+                       alpha=np.clip(t * alpha, 0.0, costs), dropped_ranges=cert.dropped_ranges,
+                       scale=t)
+
 
 # ---------------------------------------------------------------------------------------------
 # Polish of the certificate: the SDP's dual function in (α, y), smoothed λ_min, L-BFGS-B
@@ -1266,7 +1306,7 @@ class _Rounds:
         self.best = Certificate(value=0.0, phi_upper=0.0, phi_lower=0.0, lambda_min=0.0,
                                 residual=0.0, eigen="exact", alpha=np.zeros(problem.n_samples),
                                 inner=InnerSolution(None, 0.0, zero_y, 0, 0.0, None),
-                                dropped_ranges=len(lift.ranges))
+                                dropped_ranges=len(lift.ranges), scale=1.0)
 
     def _certify(self, alpha, V0=None, y=None):
         """The mixing method at ``α`` (warm from ``V0``) and its certificate, or the
