@@ -115,3 +115,18 @@ def test_string_array_hint_turns_the_string_minus_one_into_the_integer(cancer):
     y_fixed = y_str.astype(object)
     y_fixed[y_fixed == "-1"] = -1                        # the recipe of the message
     assert wc.S3VM().fit(X, y_fixed).classes_.tolist() == ["no", "yes"]
+
+
+def test_partial_label_svm_reads_a_pandas_series_of_sets_as_candidate_sets():
+    # a Series of sets (e.g. a DataFrame column) was read as 1-D class labels: every distinct
+    # set became a class of classes_, silently
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    sets = [{int(c)} if i % 2 else {int(c), (int(c) + 1) % 3} for i, c in enumerate(y)]
+    from_series = wc.PartialLabelSVM(random_state=0).fit(X, pd.Series(sets))
+    from_list = wc.PartialLabelSVM(random_state=0).fit(X, sets)
+    assert from_series.classes_.tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(from_series.predict(X), from_list.predict(X))
+    assert from_series.score(X, pd.Series(sets)) == pytest.approx(from_list.score(X, sets))

@@ -28,11 +28,15 @@ def _is_set(value):
 
 
 def _holds_sets(candidates):
-    """Whether ``candidates`` is a sequence of Python sets (one candidate set per point)."""
-    if isinstance(candidates, np.ndarray):
-        return candidates.dtype == object and candidates.ndim == 1 and \
-            any(_is_set(v) for v in candidates)
-    return isinstance(candidates, (list, tuple)) and any(_is_set(v) for v in candidates)
+    """Whether ``candidates`` is a sequence of Python sets (one candidate set per point): a
+    list or tuple, or a 1-D container of dtype object such as a NumPy array or a pandas
+    ``Series`` (read as class labels, a Series of sets made every distinct set a class)."""
+    if isinstance(candidates, (list, tuple)):
+        return any(_is_set(v) for v in candidates)
+    if sp.issparse(candidates) or getattr(candidates, "dtype", None) != object or \
+            np.ndim(candidates) != 1:
+        return False
+    return any(_is_set(v) for v in np.asarray(candidates, dtype=object))
 
 
 def _candidates_from_sets(sets, n_samples, classes, name="candidates"):
