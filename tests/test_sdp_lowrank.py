@@ -471,6 +471,24 @@ def test_agrees_with_cvxpy(kind, n):
     _agree(_moons(n, kind, C=10.0 if kind == "ssl" else 1.0))
 
 
+@pytest.mark.parametrize("kind", ["ssl", "clustering", "proportions"])
+def test_stopped_early_the_best_multiple_is_returned_and_stays_valid(kind):
+    """After one round without polish the returned value is the best multiple's: not below
+    the certificate at the point visited, attained at ``scale · α`` of that point, and below
+    the SDP optimum of the CVXPY model (a valid bound, however far from converged)."""
+    problem = _moons(20, kind, C=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = L.solve_sdp_lowrank(problem, max_iter=1, polish=0, primal_steps=3)
+        ref = solve_sdp(problem, solver_options=TIGHT_SCS, polish=2000)
+    cert = res.extra["certificate"]
+    at_point = cert.alpha.sum() / cert.scale - 0.5 * cert.phi_upper / cert.scale ** 2
+    assert res.value == pytest.approx(cert.value) and res.value >= at_point - 1e-9
+    assert res.value == pytest.approx(cert.alpha.sum() - 0.5 * cert.phi_upper)
+    top = max(ref.value, ref.extra["solver_value"])
+    assert res.value <= top + VALID_RTOL * max(1.0, abs(top))
+
+
 @pytest.mark.parametrize("kind", ["ssl", "clustering"])
 def test_agrees_with_cvxpy_for_the_squared_hinge(kind):
     # a non-hinge formulation: its fast path (the box QP of K + diag(1/2c)) is all the

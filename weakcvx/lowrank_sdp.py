@@ -440,7 +440,8 @@ class Certificate:
     eigen : str
         How ``λ_min`` was bounded: ``"dense"``, ``"lanczos"`` or ``"factor"``.
     inner : InnerSolution
-        The mixing method's solution at ``α / scale`` (``φ`` and ``y`` scale with ``scale²``).
+        The mixing method's solution, moved to ``alpha`` (the same ``M``; ``y`` and ``φ``
+        scaled by ``scale²``).
     alpha : ndarray (n,)
         The point certified.
     scale : float
@@ -702,11 +703,14 @@ def _best_multiple(problem, cert):
     value = t * total - 0.5 * t * t * phi_upper
     if not value > cert.value:
         return cert
-    return Certificate(value=value, phi_upper=t * t * phi_upper,
-                       phi_lower=t * t * cert.phi_lower, lambda_min=t * t * cert.lambda_min,
-                       residual=t * t * cert.residual, eigen=cert.eigen, inner=cert.inner,
-                       alpha=np.clip(t * alpha, 0.0, costs), dropped_ranges=cert.dropped_ranges,
-                       scale=t)
+    t2, inner = t * t, cert.inner  # M is the same; y, φ and the multipliers scale with t²
+    multipliers = None if inner.multipliers is None else t2 * inner.multipliers
+    inner = InnerSolution(inner.V, t2 * inner.value, t2 * inner.y, inner.sweeps,
+                          inner.violation, multipliers)
+    return Certificate(value=value, phi_upper=t2 * phi_upper, phi_lower=t2 * cert.phi_lower,
+                       lambda_min=t2 * cert.lambda_min, residual=t2 * cert.residual,
+                       eigen=cert.eigen, inner=inner, alpha=np.clip(t * alpha, 0.0, costs),
+                       dropped_ranges=cert.dropped_ranges, scale=t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1244,13 +1248,13 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
     status, history = "max_iter", []
     for it in range(1, max_iter + 1):
         state.round(primal_steps, polish, last=it == max_iter)
-        gap = state.primal.upper - state.best.value
-        history.append({"iteration": it, "value": state.best.value,
+        gap = state.primal.upper - state.certified.value
+        history.append({"iteration": it, "value": state.certified.value,
                         "primal_value": state.primal.upper, "gap": gap,
                         "seconds": time.perf_counter() - start})
         if verbose:
             logger.info("sdp lowrank %d: primal %.6g, certified %.6g, gap %.3g", it,
-                        state.primal.upper, state.best.value, gap)
+                        state.primal.upper, state.certified.value, gap)
         if gap <= tol * max(1.0, abs(state.primal.upper)):
             status = "converged"
             break
@@ -1290,7 +1294,10 @@ FACTOR_PRIMAL_GAIN = 0.01
 
 
 class _Rounds:
-    """The state of :func:`solve_sdp_lowrank`: the primal descent and the best certificate."""
+    """The state of :func:`solve_sdp_lowrank`: the primal descent, the best certificate at the
+    points the solver visited (``best``, where the polish starts) and the best one at their
+    best multiples (``certified``, :func:`_best_multiple`, the value returned). The polish
+    starts from the point itself, not its multiple (docs/methods/lowrank_sdp.rst)."""
 
     def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state, deadline,
                  polish_after=None):
@@ -1307,6 +1314,7 @@ class _Rounds:
                                 residual=0.0, eigen="exact", alpha=np.zeros(problem.n_samples),
                                 inner=InnerSolution(None, 0.0, zero_y, 0, 0.0, None),
                                 dropped_ranges=len(lift.ranges), scale=1.0)
+        self.certified = self.best
 
     def _certify(self, alpha, V0=None, y=None):
         """The mixing method at ``α`` (warm from ``V0``) and its certificate, or the
@@ -1324,6 +1332,9 @@ class _Rounds:
         cert = _certificate(problem, lift, H, alpha, inner, self.eigen, self.random_state)
         if cert.value > self.best.value:
             self.best = cert
+        scaled = _best_multiple(problem, cert)
+        if scaled.value > self.certified.value:
+            self.certified = scaled
         return cert
 
     def _polish_now(self, last):
@@ -1378,7 +1389,7 @@ class _Rounds:
 
 
 def _result(problem, lift, state, history, status, tol, start):
-    best, upper = state.best, state.primal.upper
+    best, upper = state.certified, state.primal.upper
     V = state.primal.V_best if state.primal.V_best is not None else state.primal.U
     labels, J, alpha_labels = _round(problem, lift, V)
     gap = upper - best.value
