@@ -347,8 +347,8 @@ def inner_sdp(problem, alpha, V0=None, rank=None, max_sweeps=200, tol=1e-7, mult
     >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
     ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
     >>> sol = inner_sdp(problem, np.ones(30))
-    >>> cert = certify(problem, np.ones(30), inner=sol)
-    >>> bool(sol.value <= cert.phi_upper + 1e-9)
+    >>> cert = certify(problem, np.ones(30), inner=sol)  # at t·1, t = cert.scale
+    >>> bool(sol.value * cert.scale ** 2 <= cert.phi_upper + 1e-9)
     True
     """
     lift = _Lift(problem.labelset) if _lift is None else _lift
