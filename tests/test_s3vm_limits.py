@@ -256,18 +256,13 @@ def test_mixed_object_labels_are_refused():
 
 def test_default_balance_warns_when_labeled_points_are_not_stratified():
     """1 positive and 9 negative labeled points on two separable blobs: the labeled ratio (0.1)
-    contradicts the supervised SVM (about half positive); the default balance sits halfway,
-    and is far better than the labeled ratio forced alone, but the warning says so."""
+    forced on the unlabeled points contradicts the supervised SVM (about half positive)."""
     X, y = make_blobs(200, centers=2, random_state=1)
     idx = np.r_[np.flatnonzero(y == 1)[:1], np.flatnonzero(y == 0)[:9]]
     yy = np.full(200, -1)
     yy[idx] = y[idx]
-    with pytest.warns(UserWarning, match="between the labeled class ratio.*positive_fraction"):
-        default = wc.S3VM(random_state=0).fit(X, yy)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        ratio = wc.S3VM(positive_fraction=0.1, random_state=0).fit(X, yy)
-    assert np.mean(default.predict(X) == y) > np.mean(ratio.predict(X) == y) + 0.1
+    with pytest.warns(UserWarning, match="not a random sample.*positive_fraction"):
+        wc.S3VM(random_state=0).fit(X, yy)
     # the advice works: with the predicted fraction the blobs are recovered
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
@@ -275,21 +270,30 @@ def test_default_balance_warns_when_labeled_points_are_not_stratified():
     assert np.mean(clf.predict(X) == y) > 0.95
 
 
-def test_default_balance_is_the_blend_of_labeled_ratio_and_supervised_prediction():
-    """The transduction holds exactly the default count: half the labeled ratio plus half the
-    positive fraction of the labeled rows' SVM (no offset: kernel k + 1, C = 2), solved here
-    by the CVXPY reference, on the unlabeled rows, rounded half up."""
-    from weakcvx.estimators._base import n_positive_from_fraction
-    from weakcvx.estimators.s3vm import default_positive_fraction
-    from weakcvx.svm import box_qp_cvxpy
-
-    X, y = make_blobs(120, centers=2, cluster_std=1.5, random_state=2)
-    labeled = np.r_[np.flatnonzero(y == 1)[:3], np.flatnonzero(y == 0)[:9]]
+def _imbalanced_blobs_fit(n_positive, n_negative):
+    """Blobs of 90 (class 0) and 30 (class 1) points, the first labeled points of each class,
+    and a default S3VM fitted on them."""
+    X, y = make_blobs([90, 30], centers=[[0, 0], [4, 4]], cluster_std=1.0, random_state=0)
+    labeled = np.r_[np.flatnonzero(y == 1)[:n_positive], np.flatnonzero(y == 0)[:n_negative]]
     yy = np.full(120, -1)
     yy[labeled] = y[labeled]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         clf = wc.S3VM(random_state=0).fit(X, yy)
+    return X, y, yy, labeled, clf
+
+
+def test_default_balance_with_as_many_labels_per_class_blends_in_the_svm_prediction():
+    """Six labeled points of each class on imbalanced blobs (90 / 30): the transduction holds
+    exactly the default count, half the labeled ratio (1/2) plus half the positive fraction of
+    the labeled rows' SVM (no offset: kernel k + 1, C = 2), solved here by the CVXPY reference,
+    on the unlabeled rows, rounded half up; it recovers the blobs, which the labeled ratio
+    alone (a 54 / 54 split of the unlabeled points) cannot."""
+    from weakcvx.estimators._base import n_positive_from_fraction
+    from weakcvx.estimators.s3vm import default_positive_fraction
+    from weakcvx.svm import box_qp_cvxpy
+
+    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive=6, n_negative=6)
     K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0  # intercept_scaling 1: k + 1
     y_known = np.zeros(120)
     y_known[labeled] = np.where(y[labeled] == 1, 1.0, -1.0)
@@ -301,10 +305,21 @@ def test_default_balance_is_the_blend_of_labeled_ratio_and_supervised_prediction
     assert np.min(np.abs(scores[unlabeled])) > 0.05  # no sign decided by solver tolerance
     fraction = default_positive_fraction(y_known, scores)
     predicted = np.mean(scores[unlabeled] > 0)
-    assert fraction == pytest.approx(0.5 * 0.25 + 0.5 * predicted)
-    assert predicted > 0.4  # the labeled ratio alone (0.25) would be far from the blobs
+    assert fraction == pytest.approx(0.5 * 0.5 + 0.5 * predicted)
     assert int(np.sum(clf.transduction_[unlabeled] == 1)) == n_positive_from_fraction(fraction,
                                                                                       108)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ratio = wc.S3VM(positive_fraction=0.5, random_state=0).fit(X, yy)
+    accuracy = np.mean(clf.transduction_[unlabeled] == y[unlabeled])
+    assert accuracy > np.mean(ratio.transduction_[unlabeled] == y[unlabeled]) + 0.1
+
+
+def test_default_balance_keeps_an_unequal_labeled_ratio():
+    """3 positive and 9 negative labeled points: the labeled ratio (1/4) is imposed as it is
+    (WellSVM eq. 17), whatever the labeled points' SVM predicts."""
+    _, _, yy, _, clf = _imbalanced_blobs_fit(n_positive=3, n_negative=9)
+    assert int(np.sum(clf.transduction_[yy == -1] == 1)) == 27  # 1/4 of 108
 
 
 def test_default_balance_is_silent_on_a_stratified_sample():

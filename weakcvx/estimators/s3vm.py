@@ -194,9 +194,10 @@ class SemiSupervisedScoreMixin:
 #: predicts on the unlabeled points differ by more than this.
 BALANCE_WARNING_GAP = 0.25
 
-#: Weight of the supervised SVM's predicted fraction in the default balance once there are
-#: ``2 + PREDICTED_FRACTION_RAMP`` labeled points or more (the labeled class ratio has the rest),
-#: chosen over 0, 1/6, 1/3, 1/2 and 1 (docs/methods/s3vm.rst, "The balance").
+#: Weight of the supervised SVM's predicted fraction in the default balance when the labeled
+#: points hold as many of each class, once there are ``2 + PREDICTED_FRACTION_RAMP`` or more (the
+#: labeled class ratio has the rest), chosen over 0, 1/6, 1/3, 1/2 and 1 (docs/methods/s3vm.rst,
+#: "The balance").
 PREDICTED_FRACTION_WEIGHT = 0.5
 
 #: Labeled points beyond two over which that weight grows from 0 (one labeled point per class:
@@ -210,15 +211,18 @@ def default_positive_fraction(y_known, scores, weight=None):
 
     .. math::
 
-        \hat p = (1 - w)\, \frac{\#\{i \in L : y_i = +1\}}{|L|}
-                 + w\, \frac{\#\{j \in U : s_j > 0\}}{|U|}, \qquad
-        w = \tfrac12 \min\big(1, (|L| - 2) / 4\big),
+        \hat p = (1 - w)\, p_L + w\, \frac{\#\{j \in U : s_j > 0\}}{|U|}, \qquad
+        w = \begin{cases} \tfrac12 \min\big(1, (|L| - 2) / 4\big)
+            & \text{if } p_L = \tfrac12 \\ 0 & \text{otherwise,} \end{cases}
 
-    the labeled class ratio (WellSVM eq. 17, right when the labeled points are a stratified
-    sample) blended with the fraction that the SVM trained on the labeled points (scores ``s``,
-    :func:`weakcvx.rounding.supervised_scores`) predicts on the unlabeled points (right when the
-    labels were drawn per class, e.g. five of each on imbalanced classes). With one labeled
-    point per class that SVM says little about the class ratio, so ``w`` starts at 0.
+    with :math:`p_L` the labeled class ratio (WellSVM eq. 17, right when the labeled points are
+    a random or stratified sample) and the fraction that the SVM trained on the labeled points
+    (scores ``s``, :func:`weakcvx.rounding.supervised_scores`) predicts on the unlabeled points.
+    As many labeled points of each class is what labeling a fixed number per class gives, and
+    then :math:`p_L = \tfrac12` says nothing about the classes (five of each on imbalanced
+    classes forced a balanced split); otherwise the labeled ratio is kept, as WellSVM does (the
+    SVM's prediction was measured to cost accuracy on stratified labels). With one labeled
+    point per class that SVM says little either, so ``w`` starts at 0.
 
     Parameters
     ----------
@@ -240,14 +244,19 @@ def default_positive_fraction(y_known, scores, weight=None):
     >>> scores = np.array([1.0, -1.0, 0.5, -0.2, -0.3, -0.4])
     >>> default_positive_fraction(y_known, scores)  # two labeled points: w = 0
     0.5
+    >>> y_known = np.array([1, 1, 1, -1, -1, -1, 0, 0, 0, 0])
+    >>> scores = np.array([1, 1, 1, -1, -1, -1, 1, -1, -1, -1.0])
+    >>> default_positive_fraction(y_known, scores)  # 3 + 3 labeled: w = 1/2, (1/2 + 1/4) / 2
+    0.375
     >>> default_positive_fraction(y_known, scores, weight=0.5)  # (1/2 + 1/4) / 2
     0.375
     """
     unlabeled = y_known == 0
+    labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
     if weight is None:
         extra = int(np.sum(~unlabeled)) - 2
-        weight = PREDICTED_FRACTION_WEIGHT * min(1.0, max(0, extra) / PREDICTED_FRACTION_RAMP)
-    labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
+        weight = 0.0 if labeled_ratio != 0.5 else \
+            PREDICTED_FRACTION_WEIGHT * min(1.0, max(0, extra) / PREDICTED_FRACTION_RAMP)
     predicted = float(np.mean(scores[unlabeled] > 0))
     return (1.0 - weight) * labeled_ratio + weight * predicted
 
@@ -255,7 +264,7 @@ def default_positive_fraction(y_known, scores, weight=None):
 def _warn_if_balance_disagrees(problem, y_known, scores):
     """Warn when the labeled class ratio disagrees with what an SVM trained on the labeled
     points predicts on the unlabeled points, when that SVM classifies every labeled point
-    correctly: the default balance then sits between two estimates far apart
+    correctly: the default balance then rests on two estimates far apart
     (docs/methods/s3vm.rst, "The balance"). ``scores`` are that SVM's
     (:func:`weakcvx.rounding.supervised_scores`).
     """
@@ -271,10 +280,11 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
     if separable and abs(predicted - labeled_ratio) > BALANCE_WARNING_GAP:
         warnings.warn(
             f"S3VM: the balance constraint puts {problem.labelset.n_positive} of the "
-            f"{int(unlabeled.sum())} unlabeled points in the positive class, between the "
-            f"labeled class ratio ({labeled_ratio:.2f}) and the fraction an SVM trained on the "
-            f"{int((~unlabeled).sum())} labeled points predicts there ({predicted:.2f}). "
-            "If you know the class ratio, pass `positive_fraction`.",
+            f"{int(unlabeled.sum())} unlabeled points in the positive class (labeled class "
+            f"ratio {labeled_ratio:.2f}), while an SVM trained on the "
+            f"{int((~unlabeled).sum())} labeled points predicts {predicted:.2f} of them "
+            "positive. If the labeled points are not a random sample of the classes, pass "
+            f"`positive_fraction` (e.g. positive_fraction={predicted:.2f}).",
             UserWarning, stacklevel=3)
 
 
@@ -333,10 +343,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         RBF width: ``1 / mean squared pairwise distance`` by default.
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
-        Fraction of positives among unlabeled points; ``None``: the labeled class ratio
-        blended (half and half from six labeled points on) with the fraction an SVM trained on
-        the labeled points predicts on the unlabeled ones (:func:`default_positive_fraction`;
-        chosen on split seeds 20-29 of ten UCI sets, stratified and per-class labels:
+        Fraction of positives among unlabeled points; ``None``: the labeled class ratio, or,
+        when the labeled points hold as many of each class (as labeling k per class gives), its
+        blend with the fraction an SVM trained on the labeled points predicts on the unlabeled
+        ones (:func:`default_positive_fraction`; chosen on split seeds 20-29 of ten UCI sets:
         docs/methods/s3vm.rst, "The balance"). The
         number of positives is ``fraction · u`` rounded half up (``u`` unlabeled points;
         0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
