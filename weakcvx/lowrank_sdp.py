@@ -690,6 +690,7 @@ def _certificate(problem, lift, H, alpha, inner, eigen="auto", random_state=0):
                        lambda_min=lam, residual=residual, eigen=kind, inner=inner,
                        alpha=alpha, dropped_ranges=len(lift.ranges), scale=1.0)
 
+
 def _best_multiple(problem, cert):
     """``cert`` moved to ``t*·α`` (:func:`certify`, box fast path): the certified value
     ``t·1ᵀα − ½t²φ̄`` at its maximiser over the multiples of ``α`` that stay in the box."""
