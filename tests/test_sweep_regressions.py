@@ -1,6 +1,8 @@
 """Regressions found by a robustness sweep of the estimators with default parameters on data
 they were not tuned on (scikit-learn's bundled sets)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -130,3 +132,18 @@ def test_partial_label_svm_reads_a_pandas_series_of_sets_as_candidate_sets():
     assert from_series.classes_.tolist() == [0, 1, 2]
     np.testing.assert_array_equal(from_series.predict(X), from_list.predict(X))
     assert from_series.score(X, pd.Series(sets)) == pytest.approx(from_list.score(X, sets))
+
+
+def test_invcal_with_bags_of_one_row_learns_the_labels():
+    """Bags of one row are labeled rows (proportion 0 or 1): half a point from the edge moved
+    both to 1/2, every logit target was 0 and the model constant; as bags of two they become
+    1/4 and 3/4, and InvCal is then a regression on the labels (well above chance here, where a
+    linear SVC on the labels reaches 1.0)."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(80, centers=[[-2, 0], [2, 0]], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = wc.InvCal().fit(X, np.arange(80), y.astype(float))
+    assert len(np.unique(model.predict(X))) == 2
+    assert np.mean(model.predict(X) == y) > 0.95

@@ -235,7 +235,8 @@ def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto"):
 
     Bag ``k`` becomes its mean ``m_k = (1/n_k) Σ_{i∈I_k} φ(x_i)`` with target
     ``t_k = log(p_k / (1 − p_k))`` (``p_k`` moved to ``[1/(2n_k), 1 − 1/(2n_k)]``: half a point
-    from the edge), and
+    from the edge; a bag of one row as a bag of two, ``[1/4, 3/4]``, since half of its one point
+    is the middle and would make every target 0), and
 
     .. math::
 
@@ -264,7 +265,7 @@ def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto"):
 
     p = proportions
     A = bag_means_matrix(bag_index, len(p))
-    half = 0.5 / np.bincount(bag_index)
+    half = 0.5 / np.maximum(np.bincount(bag_index), 2)
     t = np.log(np.clip(p, half, 1 - half)) - np.log(np.clip(1 - p, half, 1 - half))
     K_bags = np.asarray(A @ (A @ K).T)
     K_bags = 0.5 * (K_bags + K_bags.T)

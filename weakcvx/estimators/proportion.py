@@ -528,7 +528,8 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
     The kernel between bag means is ``A K Aᵀ`` (``A`` averages over bags), so
     ``f(x) = Σ_k β_k (1/n_k) Σ_{i∈I_k} k(x_i, x) + b`` and an instance is positive when
     ``f(x) > 0``. Proportions of 0 or 1 have infinite logits: they are moved to
-    ``1/(2n_k)`` and ``1 − 1/(2n_k)`` (half a point from the edge).
+    ``1/(2n_k)`` and ``1 − 1/(2n_k)`` (half a point from the edge; 1/4 and 3/4 for a bag of
+    one row, which half a point would move to the middle).
 
     Parameters
     ----------
