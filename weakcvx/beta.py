@@ -735,13 +735,16 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
             beta, sol = min(recent[-period:], key=lambda it: it[1].dual_objective)
             break
     if not converged and max_iter > 0:
-        what = (f"h repeats with period {period}" if status == "cycle"
-                else f"stopped at max_iter={max_iter}")
+        if status == "cycle":  # more iterations would go round the same cycle
+            what = f"h repeats with period {period}"
+            advice = ("The cycle's iterate of lowest P1 objective is returned; more iterations "
+                      "would repeat the cycle (a larger tol accepts its step as converged).")
+        else:
+            what, advice = f"stopped at max_iter={max_iter}", "Increase max_iter or tol."
         warnings.warn(f"β-SVM alternation (P1 {p1_solver[0]!r}, P2 "
                       f"{(p2.solver if p2 else P2_SOLVER)!r}) did not converge, status "
                       f"{status!r}: {what}; final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = "
-                      f"{eps:.3g}. Increase max_iter or tol.", ConvergenceWarning,
-                      stacklevel=2)
+                      f"{eps:.3g}. {advice}", ConvergenceWarning, stacklevel=2)
     return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0,
                                status, p1_solver[0])
 
