@@ -19,6 +19,13 @@ from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_i
 from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
 
 
+#: Default ``C`` of :class:`BetaSVM` with a non-linear (or precomputed) kernel.
+KERNEL_C = 10.0
+
+#: Default ``C`` of :class:`BetaSVM` with ``kernel="linear"``.
+LINEAR_C = 0.1
+
+
 def _two_class_target(y, n_samples):
     """Classes and ±1 labels of a fully labeled binary target."""
     y = np.asarray(check_real(y, "y"))
@@ -89,10 +96,11 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     ----------
     init : {"ssl", "knn", "proportions", "given"}, default="ssl"
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
-    C : float, default=10.0
+    C : float or None, default=None
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
-        grid search). Chosen among 1, 10, 100 on six UCI sets, 10% labeled
-        (docs/methods/beta.rst, "Measurements behind the defaults").
+        grid search). ``None``: 10, or 0.1 with ``kernel="linear"``; chosen among 1, 10, 100
+        (RBF) and 0.1, 1, 10 (linear) on UCI sets, 10% labeled (docs/methods/beta.rst,
+        "Measurements behind the defaults").
     C_unlabeled : float or None, default=None
         Cost of unlabeled points under ``"ssl"``; ``None`` means the paper's
         ``c₂ = C · n_labeled / n``.
@@ -187,7 +195,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "init": [StrOptions({"ssl", "knn", "proportions", "given"})],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
         "C_unlabeled": [Interval(Real, 0, None, closed="neither"), None],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
@@ -202,7 +210,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     #: The offset is the β-SVM's own b, so the mixin's constant-feature offset stays off.
     intercept_scaling = 0.0
 
-    def __init__(self, init="ssl", kernel="rbf", C=10.0, C_unlabeled=None, gamma="mean_distance",
+    def __init__(self, init="ssl", kernel="rbf", C=None, C_unlabeled=None, gamma="mean_distance",
                  degree=3, coef0=1.0, n_neighbors=4, max_iter=20, tol=1e-3, solver="libsvm",
                  positive_fraction="auto", random_state=None, verbose=0):
         self.init = init
@@ -247,13 +255,13 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"{hint}. Got None instead.")
         if beta is not None and self.init != "given":
             raise ValueError(f"`beta` is only used with init='given'. Got init={self.init!r}.")
-        costs = np.full(n, float(self.C))
+        costs = np.full(n, self._cost())
         free = np.ones(n, bool)
         if self.init == "ssl":
             classes, y_known = _ssl_target(y, n)
             beta0, free = beta_semi_supervised(y_known)
             n_labeled = int(np.sum(~free))
-            c_u = self.C * n_labeled / n if self.C_unlabeled is None else self.C_unlabeled
+            c_u = self._cost() * n_labeled / n if self.C_unlabeled is None else self.C_unlabeled
             costs[free] = c_u
         elif self.init == "knn":
             classes, y_pm = _two_class_target(y, n)
@@ -277,6 +285,13 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             classes = np.array([0, 1]) if y is None else _two_class_target(y, n)[0]
         return beta0, free, costs, classes
 
+    def _cost(self):
+        """``C`` with its default resolved: ``LINEAR_C`` for the linear kernel, ``KERNEL_C``
+        otherwise."""
+        if self.C is not None:
+            return float(self.C)
+        return LINEAR_C if self.kernel == "linear" else KERNEL_C
+
     def _initial_fraction(self, beta0, free):
         """Class balance of the supervision: the labeled class ratio (SSL) or mean β⁰⁺ of the
         free rows (all rows when none is free)."""
@@ -287,7 +302,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.kernel not in ("linear", "poly"):
             return
         warn_if_unscaled("BetaSVM", f"C · median(diag K) with kernel={self.kernel!r}",
-                         self.C * float(np.median(np.diag(K))), UNSCALED_KERNEL_SCALE,
+                         self._cost() * float(np.median(np.diag(K))), UNSCALED_KERNEL_SCALE,
                          "LIBSVM may need millions of iterations per step (then CVXOPT takes "
                          "over)")
 
