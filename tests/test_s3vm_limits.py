@@ -328,3 +328,19 @@ def test_default_balance_is_silent_on_a_stratified_sample():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         wc.S3VM(random_state=0).fit(X, yy)
+
+
+def test_default_balance_with_unequal_counts_is_the_label_sets_own_count():
+    """1 positive and 5 negative labeled points, 3 unlabeled: the labeled ratio times u is
+    exactly 1/2, which the label set rounds up to 1 (exact fractions); going through the float
+    ratio 1/6 would give 0.49999... and 0."""
+    from weakcvx.labelsets import SemiSupervised
+
+    X = np.random.default_rng(0).normal(size=(9, 2))
+    yy = np.array([1, 0, 0, 0, 0, 0, -1, -1, -1])
+    y_known = np.array([1, -1, -1, -1, -1, -1, 0, 0, 0], dtype=float)
+    assert SemiSupervised(y_known).n_positive == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = wc.S3VM(random_state=0).fit(X, yy)
+    assert int(np.sum(clf.transduction_[6:] == 1)) == 1

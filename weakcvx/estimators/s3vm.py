@@ -205,6 +205,16 @@ PREDICTED_FRACTION_WEIGHT = 0.5
 PREDICTED_FRACTION_RAMP = 4
 
 
+def predicted_fraction_weight(y_known):
+    """``w`` of :func:`default_positive_fraction`: ``½ min(1, (|L| − 2) / 4)`` when the labeled
+    points (``y_known ≠ 0``) hold as many of each class, else 0."""
+    labeled = y_known[y_known != 0]
+    if 2 * int(np.sum(labeled > 0)) != labeled.size:
+        return 0.0
+    extra = max(0, labeled.size - 2)
+    return PREDICTED_FRACTION_WEIGHT * min(1.0, extra / PREDICTED_FRACTION_RAMP)
+
+
 def default_positive_fraction(y_known, scores, weight=None):
     r"""The default balance of :class:`S3VM`: the fraction of positives imposed on the
     unlabeled points when ``positive_fraction`` is not given,
@@ -230,8 +240,7 @@ def default_positive_fraction(y_known, scores, weight=None):
         +1 / -1 labeled, 0 unlabeled (at least one of each).
     scores : ndarray (n,)
     weight : float in [0, 1] or None
-        ``w``; ``None``: the rule above (``PREDICTED_FRACTION_WEIGHT``,
-        ``PREDICTED_FRACTION_RAMP``).
+        ``w``; ``None``: the rule above (:func:`predicted_fraction_weight`).
 
     Returns
     -------
@@ -254,9 +263,7 @@ def default_positive_fraction(y_known, scores, weight=None):
     unlabeled = y_known == 0
     labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
     if weight is None:
-        extra = int(np.sum(~unlabeled)) - 2
-        weight = 0.0 if labeled_ratio != 0.5 else \
-            PREDICTED_FRACTION_WEIGHT * min(1.0, max(0, extra) / PREDICTED_FRACTION_RAMP)
+        weight = predicted_fraction_weight(y_known)
     predicted = float(np.mean(scores[unlabeled] > 0))
     return (1.0 - weight) * labeled_ratio + weight * predicted
 
@@ -502,9 +509,11 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         scores = supervised_scores(problem) if search or self.positive_fraction is None \
             else None
         if self.positive_fraction is None and u > 0:
-            n_positive = n_positive_from_fraction(default_positive_fraction(y_known, scores), u)
-            problem = _with_labelset(problem, SemiSupervised(y_known, n_positive=n_positive))
-            labelset = problem.labelset
+            if predicted_fraction_weight(y_known) > 0:  # else the label set's own count
+                fraction = default_positive_fraction(y_known, scores)
+                labelset = SemiSupervised(y_known, n_positive=n_positive_from_fraction(fraction,
+                                                                                        u))
+                problem = _with_labelset(problem, labelset)
             _warn_if_balance_disagrees(problem, y_known, scores)
         options = {}
         if search and scores is not None:
