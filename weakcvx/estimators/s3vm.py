@@ -257,8 +257,6 @@ def default_positive_fraction(y_known, scores, weight=None):
     >>> scores = np.array([1, 1, 1, -1, -1, -1, 1, -1, -1, -1.0])
     >>> default_positive_fraction(y_known, scores)  # 3 + 3 labeled: w = 1/2, (1/2 + 1/4) / 2
     0.375
-    >>> default_positive_fraction(y_known, scores, weight=0.5)  # (1/2 + 1/4) / 2
-    0.375
     """
     unlabeled = y_known == 0
     labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
@@ -354,9 +352,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         when the labeled points hold as many of each class (as labeling k per class gives), its
         blend with the fraction an SVM trained on the labeled points predicts on the unlabeled
         ones (:func:`default_positive_fraction`; chosen on split seeds 20-29 of ten UCI sets:
-        docs/methods/s3vm.rst, "The balance"). The
-        number of positives is ``fraction · u`` rounded half up (``u`` unlabeled points;
-        0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
+        docs/methods/s3vm.rst, "The balance"). The number of positives is ``fraction · u``
+        rounded half up (``u`` unlabeled points; 0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
         a ``UserWarning`` says when the two estimates are more than 0.25 apart and that SVM
         separates the labeled points.
     intercept_scaling : float, default=1.0
