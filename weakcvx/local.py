@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 
 import numpy as np
 
@@ -222,13 +223,17 @@ def _hinge_losses(scores):
 
 class _OffsetSVM:
     """The SVM with offset of one alter-∝SVM restart, warm-started from its previous solution
-    across relabelings and annealing steps (:func:`weakcvx._smo.warm_start`)."""
+    across relabelings and annealing steps (:func:`weakcvx._smo.warm_start`). ``max_iter`` caps
+    the next solves (None: :func:`~weakcvx._smo.svm_offset_solve`'s own cap); ``converged`` is
+    the last solve's, ``n_iter`` and ``n_capped`` count SMO pair updates and capped solves."""
 
     def __init__(self, K, tol):
         self.K, self.tol = K, tol
         n = K.shape[0]
         self.alpha, self.y, self.C = np.zeros(n), None, None
         self.scores = np.zeros(n)
+        self.max_iter = None
+        self.converged, self.n_iter, self.n_capped = True, 0, 0
 
     def fit(self, y, C):
         """Solve for labels ``y`` at cost ``C``; returns ``(scores, ½‖w‖²)``."""
@@ -238,14 +243,18 @@ class _OffsetSVM:
             self.alpha[:] = 0.0
             self.y, self.C, self.rho = y, C, -float(y[0])
             self.scores = np.full(len(y), float(y[0]))
+            self.converged = True
             return self.scores, 0.0
         if self.y is None:
             alpha, grad = np.zeros(len(y)), -np.ones(len(y))
         else:
             alpha, grad = warm_start(self.K, self.y, y, self.alpha, self.C, C, self.scores)
-        alpha, grad, rho, _, converged = svm_offset_solve(self.K, y, C, alpha, grad,
-                                                          tol=self.tol)
+        alpha, grad, rho, n_iter, converged = svm_offset_solve(
+            self.K, y, C, alpha, grad, tol=self.tol, max_iter=self.max_iter)
+        self.n_iter += n_iter
+        self.converged = converged
         if not converged:
+            self.n_capped += 1
             logger.info("alter-proportion-SVM: SMO stopped at its iteration cap (C=%g)", C)
         self.alpha, self.y, self.C, self.rho = alpha, y, C, rho
         self.scores = y * (grad + 1.0) - rho  # f = K(α∘y) − ρ, and G = y∘K(α∘y) − 1
@@ -271,8 +280,19 @@ def _proportion_objective(half_norm, scores, y, bag_index, proportions, sizes, C
                                                                eps)
 
 
+#: ``smo_passes`` of :func:`alter_proportion_svm` on unscaled features: the SMO cap of each SVM
+#: fit, in passes over the data (``passes · n`` pair updates), while ``C* < C`` and at
+#: ``C* = C``. Standardised features never needed more than 35 and 228 passes; raw
+#: breast_cancer's fits after a relabeling at ``C* ≥ 0.1·C`` a median 1,700 (the SMO's own cap
+#: is 1,757 there: docs/methods/llp.rst, "SMO caps on unscaled features").
+SMO_PASSES = (100, 500)
+
+#: With ``smo_passes``, an alternation loop ends once this many of its fits stopped at the cap.
+SMO_CAPPED_PER_STEP = 2
+
+
 def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start, growth, tol,
-                          max_iter, svm_tol, anneal_tol=None, initial=None):
+                          max_iter, svm_tol, anneal_tol=None, initial=None, smo_passes=None):
     """One restart of alter-∝SVM (Yu et al. 2013, Algorithm 1) from uniform random labels
     (or from ``initial``)."""
     rng = np.random.RandomState(seed)
@@ -288,9 +308,12 @@ def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start,
     while True:
         value = np.inf
         svm.tol = svm_tol if (C_star >= C or anneal_tol is None) else max(svm_tol, anneal_tol)
+        svm.max_iter = None if smo_passes is None else smo_passes[C_star >= C] * n
+        capped = 0
         for _ in range(max_iter):
             scores, half_norm = svm.fit(y, C_star)
             n_fits += 1
+            capped += not svm.converged
             loss_neg, loss_pos = _hinge_losses(scores)
             y_new = proportion_label_update(loss_neg, loss_pos, bag_index, proportions, C_star,
                                             C_p, eps)
@@ -300,7 +323,8 @@ def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start,
             y = y_new
             decrease = value - new_value
             value = new_value
-            if not changed or decrease < tol * max(1.0, abs(value)):
+            if (not changed or decrease < tol * max(1.0, abs(value))
+                    or (smo_passes is not None and capped >= SMO_CAPPED_PER_STEP)):
                 break
         history.append({"C_star": C_star, "value": value, "n_fits": n_fits})
         if C_star >= C:
@@ -322,13 +346,50 @@ def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start,
     if mirrored:
         y, beta, intercept, value = -y, -beta, -intercept, mirror
     return {"labels": y, "beta": beta, "intercept": intercept, "value": value,
-            "n_fits": n_fits + 1, "history": history, "seed": seed, "mirrored": mirrored}
+            "n_fits": n_fits + 1, "history": history, "seed": seed, "mirrored": mirrored,
+            "alpha": svm.alpha, "converged": svm.converged, "n_smo_iter": svm.n_iter,
+            "n_smo_capped": svm.n_capped}
+
+
+def _solve_kept_model(K, run, bag_index, proportions, C, C_p, eps, svm_tol):
+    """The kept restart's SVM on its final labels, continued from its capped fit at
+    :func:`weakcvx._smo.svm_offset_solve`'s own cap (the run unchanged if that fit converged).
+    ``β = α∘y`` and the offset hold for the mirrored labels too (``α`` is shared)."""
+    from ._smo import svm_offset_solve
+
+    y = run["labels"]
+    if run["converged"]:
+        return run
+    alpha = run["alpha"].copy()
+    grad = y * (K @ (alpha * y)) - 1.0
+    alpha, grad, rho, n_iter, converged = svm_offset_solve(K, y, C, alpha, grad, tol=svm_tol)
+    sizes = np.bincount(bag_index, minlength=len(proportions))
+    value = _proportion_objective(0.5 * float(alpha @ (grad + 1.0)), y * (grad + 1.0) - rho, y,
+                                  bag_index, proportions, sizes, C, C_p, eps)
+    return dict(run, beta=alpha * y, intercept=-rho, value=value, alpha=alpha,
+                converged=converged, n_smo_iter=run["n_smo_iter"] + n_iter,
+                n_smo_capped=run["n_smo_capped"] + (not converged))
+
+
+def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
+    """ConvergenceWarning naming the SMO when some fits of alter-∝SVM stopped at their cap."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.warn(
+        f"alter-proportion-SVM: its SMO solver (weakcvx._smo.svm_offset_solve, libsvm's "
+        f"algorithm) stopped at its iteration cap in {n_capped} of {n_fits} SVM fits "
+        f"({smo_passes[0]:g} passes over the {n} points while C* < C, {smo_passes[1]:g} at "
+        "C* = C): the labels come from approximate fits"
+        + ("" if converged else ", and the returned model did not converge either at the "
+           f"SMO's own cap (max_iter={max(10**6, 100 * n)})")
+        + ". The SVM's iterations grow with C·max_i k(x_i, x_i): standardize the features "
+        "(sklearn.preprocessing.StandardScaler) or lower C.", ConvergenceWarning, stacklevel=3)
 
 
 def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_init=10,
                          random_state=0, n_jobs=None, C_start=1e-5, growth=1.5, tol=1e-4,
                          max_iter=50, svm_tol=1e-3, verbose=0, initial=None,
-                         initial_C_start=0.1, initial_ratio=2.0):
+                         initial_C_start=0.1, initial_ratio=2.0, smo_passes=None):
     r"""alter-∝SVM: alternating optimisation with annealing and random restarts.
 
     Minimises (Yu et al. 2013, eq. 4 with the absolute proportion loss; docs/design.rst §3.6)
@@ -392,6 +453,13 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     initial_ratio : float
         The random restarts replace the ``initial`` run only when their best objective is
         below ``1/initial_ratio`` of its objective.
+    smo_passes : (float, float) or None
+        SMO iteration cap of each SVM fit in passes over the data (``passes · n``), while
+        ``C* < C`` and at ``C* = C``; an alternation loop then ends after
+        :data:`SMO_CAPPED_PER_STEP` capped fits, the kept run's model is solved on at the SMO's
+        own cap, and a ``ConvergenceWarning`` names the solver when a cap was reached (e.g.
+        :data:`SMO_PASSES`, what ``ProportionSVM`` uses on unscaled features). None: every fit
+        at the SMO's own cap, ``max(10⁶, 100 n)``.
 
     Returns
     -------
@@ -402,7 +470,9 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         ended on ``(−w, −b, −y)`` of its annealed solution, whose objective was lower: the two
         share ½‖w‖² and every hinge loss, only the proportion term tells them apart);
         ``initial_value`` (objective of the ``initial`` run, NaN without one) and ``start``
-        (``"initial"`` or ``"random"``, the kept run's).
+        (``"initial"`` or ``"random"``, the kept run's); ``converged`` (the SMO of the returned
+        model met ``svm_tol``), ``n_smo_iter`` and ``n_smo_capped`` (SMO pair updates and fits
+        stopped at their cap, over all runs).
 
     Examples
     --------
@@ -428,16 +498,28 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         runs = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_alter_proportion_run)(K, bag_index, proportions, C, C_p, eps, int(seed),
                                            C_start, growth, tol, max_iter, svm_tol,
-                                           max(svm_tol, 1e-2))
+                                           max(svm_tol, 1e-2), smo_passes=smo_passes)
             for seed in seeds)
         start = None if initial is None else _alter_proportion_run(
             K, bag_index, proportions, C, C_p, eps, 0, initial_C_start, growth, tol, max_iter,
-            svm_tol, max(svm_tol, 1e-2), initial=initial)
+            svm_tol, max(svm_tol, 1e-2), initial=initial, smo_passes=smo_passes)
     values = np.array([r["value"] for r in runs])
     best = dict(runs[int(np.argmin(values))])  # first minimiser: independent of n_jobs
     best["start"] = "random"
     if start is not None and not best["value"] * initial_ratio < start["value"]:
         best = dict(start, start="initial")
+    kept = best
+    if smo_passes is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            kept = _solve_kept_model(K, best, bag_index, proportions, C, C_p, eps, svm_tol)
+    every = runs + ([] if start is None else [start])
+    for key in ("n_smo_iter", "n_smo_capped"):  # over every run, plus the kept model's solve
+        kept[key] += sum(r[key] for r in every) - best[key]
+    if smo_passes is not None and kept["n_smo_capped"]:
+        _warn_capped(kept["n_smo_capped"], sum(r["n_fits"] for r in every) + (kept is not best),
+                     kept["converged"], K.shape[0], smo_passes)
+    best = kept
+    del best["alpha"]
     best["values"] = values
     best["initial_value"] = np.nan if start is None else start["value"]
     if verbose:

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_dense_size, validate_X
 from ..api import solve
 from ..labelsets import Proportions
-from ..local import alter_proportion_svm, proportion_ranked_labels
+from ..local import SMO_PASSES, alter_proportion_svm, proportion_ranked_labels
 from ..model_selection import bag_proportion_error, check_bag_ids, check_bags
 from ..problem import WeakLabelProblem
 from ..proportion import (INVCAL_DENSE_MAX_BAGS, EigenProportions, invcal, mean_map,
@@ -257,7 +257,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     Standardise the features (``sklearn.preprocessing.StandardScaler``): the costs ``C`` and
     ``C_p`` are balanced for kernels of order 1–100, and on raw features the SVM solvers slow
     down by orders of magnitude. ``fit`` warns when ``max_i k(x_i, x_i)`` exceeds
-    :data:`LARGE_KERNEL_DIAGONAL` (1e5) for the linear or a precomputed kernel.
+    :data:`LARGE_KERNEL_DIAGONAL` (1e5) for the linear or a precomputed kernel; alter-∝SVM then
+    caps each SMO fit (:data:`weakcvx.local.SMO_PASSES`) and warns when a cap is reached.
 
     Parameters
     ----------
@@ -429,7 +430,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         """
         X = self._validate_X(X)
         bag_index, p = self._validate_bags(X, bags, proportions)
-        self._warn_large_kernel(X)
+        unscaled = self._warn_large_kernel(X)
         if self.relaxation == "label_generation":
             return self._fit_convex(X, bag_index, p)
         K = self._dense_kernel(X)
@@ -440,7 +441,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
                                        n_jobs=self.n_jobs,
                                        tol=1e-4 if self.tol is None else self.tol,
                                        max_iter=self.max_iter, verbose=self.verbose,
-                                       initial=initial)
+                                       initial=initial,
+                                       smo_passes=SMO_PASSES if unscaled else None)
         self._check_training_scores(K @ res["beta"] + res["intercept"], res["value"],
                                     "alter-proportion-SVM")
         self._store_dual(X, res["beta"], res["intercept"])
@@ -472,18 +474,20 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
 
     def _warn_large_kernel(self, X):
         """Warn when ``max_i k(x_i, x_i)`` exceeds :data:`LARGE_KERNEL_DIAGONAL` (linear or
-        precomputed kernel): unscaled features, on which the SVM solvers crawl."""
+        precomputed kernel): unscaled features, on which the SVM solvers crawl. Returns whether
+        it warned (alter-∝SVM then caps its SMO fits: :data:`weakcvx.local.SMO_PASSES`)."""
         if self.kernel == "linear":
             diagonal = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
                         else np.einsum("ij,ij->i", X, X))
         elif self.kernel == "precomputed":
             diagonal = np.diag(X)
         else:
-            return
-        warn_if_unscaled("ProportionSVM", "max_i k(x_i, x_i)",
-                         float(np.max(diagonal)) if diagonal.size else 0.0,
-                         LARGE_KERNEL_DIAGONAL, "the SVM solvers need many more iterations "
-                         "(breast_cancer as given: 100x slower than standardized)")
+            return False
+        largest = float(np.max(diagonal)) if diagonal.size else 0.0
+        warn_if_unscaled("ProportionSVM", "max_i k(x_i, x_i)", largest, LARGE_KERNEL_DIAGONAL,
+                         "the SVM solvers need many more iterations (breast_cancer as given: "
+                         "100x slower than standardized)")
+        return largest > LARGE_KERNEL_DIAGONAL
 
     def _fit_convex(self, X, bag_index, p):
         """conv-∝SVM: label generation over ``Proportions``, then the recovery of
