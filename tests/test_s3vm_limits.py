@@ -283,19 +283,17 @@ def _imbalanced_blobs_fit(n_positive, n_negative):
     return X, y, yy, labeled, clf
 
 
-@pytest.mark.parametrize("n_positive, n_negative", [(6, 6), (3, 9)])
-def test_default_balance_blends_in_the_svm_prediction(n_positive, n_negative):
-    """Labeled points on imbalanced blobs (90 / 30): the transduction holds exactly the default
-    count, the labeled ratio blended with the positive fraction of the labeled rows' SVM (no
-    offset: kernel k + 1, C = 2; solved here by the CVXPY reference) on the unlabeled rows,
-    half and half, rounded half up, whether the labeled counts are equal or not. With six
-    of each it recovers the blobs, which the labeled ratio alone (a 54 / 54 split of the
-    unlabeled points) cannot."""
+def test_default_balance_with_as_many_labels_per_class_blends_in_the_svm_prediction():
+    """Six labeled points of each class on imbalanced blobs (90 / 30): the transduction holds
+    exactly the default count, half the labeled ratio (1/2) plus half the positive fraction of
+    the labeled rows' SVM (no offset: kernel k + 1, C = 2), solved here by the CVXPY reference,
+    on the unlabeled rows, rounded half up; it recovers the blobs, which the labeled ratio
+    alone (a 54 / 54 split of the unlabeled points) cannot."""
     from weakcvx.estimators._base import n_positive_from_fraction
     from weakcvx.estimators.s3vm import default_positive_fraction
     from weakcvx.svm import box_qp_cvxpy
 
-    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive, n_negative)
+    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive=6, n_negative=6)
     K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0  # intercept_scaling 1: k + 1
     y_known = np.zeros(120)
     y_known[labeled] = np.where(y[labeled] == 1, 1.0, -1.0)
@@ -307,17 +305,21 @@ def test_default_balance_blends_in_the_svm_prediction(n_positive, n_negative):
     assert np.min(np.abs(scores[unlabeled])) > 0.05  # no sign decided by solver tolerance
     fraction = default_positive_fraction(y_known, scores)
     predicted = np.mean(scores[unlabeled] > 0)
-    labeled_ratio = n_positive / (n_positive + n_negative)
-    assert fraction == pytest.approx(0.5 * labeled_ratio + 0.5 * predicted)
+    assert fraction == pytest.approx(0.5 * 0.5 + 0.5 * predicted)
     assert int(np.sum(clf.transduction_[unlabeled] == 1)) == n_positive_from_fraction(fraction,
                                                                                       108)
-    if n_positive != n_negative:
-        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ratio = wc.S3VM(positive_fraction=0.5, random_state=0).fit(X, yy)
     accuracy = np.mean(clf.transduction_[unlabeled] == y[unlabeled])
     assert accuracy > np.mean(ratio.transduction_[unlabeled] == y[unlabeled]) + 0.1
+
+
+def test_default_balance_keeps_an_unequal_labeled_ratio():
+    """3 positive and 9 negative labeled points: the labeled ratio (1/4) is imposed as it is
+    (WellSVM eq. 17), whatever the labeled points' SVM predicts."""
+    _, _, yy, _, clf = _imbalanced_blobs_fit(n_positive=3, n_negative=9)
+    assert int(np.sum(clf.transduction_[yy == -1] == 1)) == 27  # 1/4 of 108
 
 
 def test_default_balance_is_silent_on_a_stratified_sample():
@@ -328,12 +330,17 @@ def test_default_balance_is_silent_on_a_stratified_sample():
         wc.S3VM(random_state=0).fit(X, yy)
 
 
-def test_label_set_rounds_an_exact_half_of_the_labeled_ratio_up():
+def test_default_balance_with_unequal_counts_is_the_label_sets_own_count():
     """1 positive and 5 negative labeled points, 3 unlabeled: the labeled ratio times u is
     exactly 1/2, which the label set rounds up to 1 (exact fractions); going through the float
-    ratio 1/6 would give 0.49999... and 0. ``S3VM`` uses that count when ``w = 0`` (two
-    labeled points) and blends otherwise (checked against the formula above)."""
+    ratio 1/6 would give 0.49999... and 0."""
     from weakcvx.labelsets import SemiSupervised
 
+    X = np.random.default_rng(0).normal(size=(9, 2))
+    yy = np.array([1, 0, 0, 0, 0, 0, -1, -1, -1])
     y_known = np.array([1, -1, -1, -1, -1, -1, 0, 0, 0], dtype=float)
     assert SemiSupervised(y_known).n_positive == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = wc.S3VM(random_state=0).fit(X, yy)
+    assert int(np.sum(clf.transduction_[6:] == 1)) == 1

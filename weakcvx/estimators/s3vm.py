@@ -194,9 +194,10 @@ class SemiSupervisedScoreMixin:
 #: predicts on the unlabeled points differ by more than this.
 BALANCE_WARNING_GAP = 0.25
 
-#: Weight of the supervised SVM's predicted fraction in the default balance once there are
-#: ``2 + PREDICTED_FRACTION_RAMP`` labeled points or more (the labeled class ratio has the
-#: rest), chosen over 0, 1/4, 1/2, 3/4 and 1 (docs/methods/s3vm.rst, "The balance").
+#: Weight of the supervised SVM's predicted fraction in the default balance when the labeled
+#: points hold as many of each class, once there are ``2 + PREDICTED_FRACTION_RAMP`` or more (the
+#: labeled class ratio has the rest), chosen over 0, 1/6, 1/3, 1/2 and 1 (docs/methods/s3vm.rst,
+#: "The balance").
 PREDICTED_FRACTION_WEIGHT = 0.5
 
 #: Labeled points beyond two over which that weight grows from 0 (one labeled point per class:
@@ -205,9 +206,12 @@ PREDICTED_FRACTION_RAMP = 4
 
 
 def predicted_fraction_weight(y_known):
-    """``w`` of :func:`default_positive_fraction`: ``½ min(1, (|L| − 2) / 4)`` with ``|L|`` the
-    number of labeled points (``y_known ≠ 0``)."""
-    extra = max(0, int(np.count_nonzero(y_known)) - 2)
+    """``w`` of :func:`default_positive_fraction`: ``½ min(1, (|L| − 2) / 4)`` when the labeled
+    points (``y_known ≠ 0``) hold as many of each class, else 0."""
+    labeled = y_known[y_known != 0]
+    if 2 * int(np.sum(labeled > 0)) != labeled.size:
+        return 0.0
+    extra = max(0, labeled.size - 2)
     return PREDICTED_FRACTION_WEIGHT * min(1.0, extra / PREDICTED_FRACTION_RAMP)
 
 
@@ -218,16 +222,17 @@ def default_positive_fraction(y_known, scores, weight=None):
     .. math::
 
         \hat p = (1 - w)\, p_L + w\, \frac{\#\{j \in U : s_j > 0\}}{|U|}, \qquad
-        w = \tfrac12 \min\big(1, (|L| - 2) / 4\big),
+        w = \begin{cases} \tfrac12 \min\big(1, (|L| - 2) / 4\big)
+            & \text{if } p_L = \tfrac12 \\ 0 & \text{otherwise,} \end{cases}
 
-    the labeled class ratio :math:`p_L` (WellSVM eq. 17) blended with the fraction that the
-    SVM trained on the labeled points (scores ``s``, :func:`weakcvx.rounding.supervised_scores`)
-    predicts on the unlabeled points. The labeled ratio alone is exact only for a stratified
-    sample: a random draw of a few dozen labels carries its sampling error, labeling a fixed
-    number per class gives :math:`p_L = \tfrac12` whatever the classes, and where the classes
-    overlap even the exact ratio forces the split through points the model cannot tell apart;
-    the SVM's fraction repairs these but misjudges the ratio of well-separated classes, hence
-    half of each. With one labeled point per class that SVM says little, so ``w`` starts at 0.
+    with :math:`p_L` the labeled class ratio (WellSVM eq. 17, right when the labeled points are
+    a random or stratified sample) and the fraction that the SVM trained on the labeled points
+    (scores ``s``, :func:`weakcvx.rounding.supervised_scores`) predicts on the unlabeled points.
+    As many labeled points of each class is what labeling a fixed number per class gives, and
+    then :math:`p_L = \tfrac12` says nothing about the classes (five of each on imbalanced
+    classes forced a balanced split); otherwise the labeled ratio is kept, as WellSVM does (the
+    SVM's prediction was measured to cost accuracy on stratified labels). With one labeled
+    point per class that SVM says little either, so ``w`` starts at 0.
 
     Parameters
     ----------
@@ -252,10 +257,6 @@ def default_positive_fraction(y_known, scores, weight=None):
     >>> scores = np.array([1, 1, 1, -1, -1, -1, 1, -1, -1, -1.0])
     >>> default_positive_fraction(y_known, scores)  # 3 + 3 labeled: w = 1/2, (1/2 + 1/4) / 2
     0.375
-    >>> y_known = np.array([1, 1, -1, -1, -1, -1, 0, 0, 0, 0])
-    >>> scores = np.array([1, 1, -1, -1, -1, -1, 1, 1, -1, -1.0])
-    >>> default_positive_fraction(y_known, scores)  # 2 + 4: w = 1/2, (1/3 + 1/2) / 2
-    0.41666666666666663
     """
     unlabeled = y_known == 0
     labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
@@ -347,14 +348,13 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         RBF width: ``1 / mean squared pairwise distance`` by default.
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
-        Fraction of positives among unlabeled points; ``None``: the labeled class ratio blended
-        half and half with the fraction an SVM trained on the labeled points predicts on the
-        unlabeled ones (:func:`default_positive_fraction`; chosen on split seeds 40-44 of 18
-        data sets under seven labeling protocols and seeds 0-9 of ``weakcvx bench peers``:
-        docs/methods/s3vm.rst, "The balance"). The
-        number of positives is ``fraction · u`` rounded half up (``u`` unlabeled points;
-        0.5 · 5 → 3). It is a hard constraint (WellSVM eq. 17): with ``None``, a
-        ``UserWarning`` says when the two estimates are more than 0.25 apart and that SVM
+        Fraction of positives among unlabeled points; ``None``: the labeled class ratio, or,
+        when the labeled points hold as many of each class (as labeling k per class gives), its
+        blend with the fraction an SVM trained on the labeled points predicts on the unlabeled
+        ones (:func:`default_positive_fraction`; chosen on split seeds 20-29 of ten UCI sets:
+        docs/methods/s3vm.rst, "The balance"). The number of positives is ``fraction · u``
+        rounded half up (``u`` unlabeled points; 0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
+        a ``UserWarning`` says when the two estimates are more than 0.25 apart and that SVM
         separates the labeled points.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
