@@ -344,3 +344,26 @@ def test_default_balance_with_unequal_counts_is_the_label_sets_own_count():
         warnings.simplefilter("ignore", UserWarning)
         clf = wc.S3VM(random_state=0).fit(X, yy)
     assert int(np.sum(clf.transduction_[6:] == 1)) == 1
+
+
+def test_with_labelset_shares_the_box_and_refuses_another():
+    """Another count of positives on the same labeled points: ``J`` of a labeling equals that
+    of a problem built afresh; labeled points that change the costs are refused."""
+    from weakcvx.labelsets import SemiSupervised
+
+    X, _, y_known = wc.datasets.make_two_moons(40, n_labeled=4, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), SemiSupervised(y_known),
+                                  costs=(2.0, 0.5))
+    other = SemiSupervised(y_known, n_positive=problem.labelset.n_positive + 3)
+    shared = problem.with_labelset(other)
+    fresh = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), other, costs=(2.0, 0.5))
+    labels = other.initial(random_state=0)
+    value, alpha = shared.J(labels)
+    fresh_value, fresh_alpha = fresh.J(labels)
+    assert value == pytest.approx(fresh_value, rel=1e-6)
+    np.testing.assert_allclose(alpha, fresh_alpha, atol=1e-6)
+    assert problem.labelset is not other  # the original is untouched
+    moved = y_known.copy()
+    moved[np.flatnonzero(y_known == 0)[0]] = 1.0  # one more labeled point: another box
+    with pytest.raises(ValueError, match="`labelset` must keep"):
+        problem.with_labelset(SemiSupervised(moved))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 import warnings
 
@@ -93,6 +94,15 @@ def _resolve_formulation(formulation, costs):
                          f"`formulation=`, not both. Got costs={costs!r} and "
                          f"formulation={formulation!r}.")
     return formulation
+
+
+def _same_box(first, second):
+    """Whether two ``Formulation.box()`` values (``None`` or ``(upper, shift)``) are equal."""
+    if first is None or second is None:
+        return first is None and second is None
+    return all((a is None and b is None) or (a is not None and b is not None
+                                             and np.array_equal(a, b))
+               for a, b in zip(first, second))
 
 
 def _check_dual(formulation, m):
@@ -274,6 +284,27 @@ class WeakLabelProblem:
                 )
         self.y_true = y_true
         self.name = name or type(labelset).__name__
+
+    def with_labelset(self, labelset):
+        """This problem with another label set whose bound formulation has the same fast path
+        (box and shift), e.g. another count of positives for the same labeled points: the
+        kernel, its factor and the box are shared, not rebuilt.
+
+        Raises
+        ------
+        ValueError
+            When ``labelset`` has another number of points or changes the box or the shift
+            (build a new :class:`WeakLabelProblem` then).
+        """
+        changed = copy.copy(self)
+        changed.labelset = labelset
+        changed.formulation = self.formulation.bind(labelset)
+        if labelset.n_samples != self.n_samples or not _same_box(
+                self.formulation.box(), changed.formulation.box()):
+            raise ValueError("`labelset` must keep the problem's points and box (the costs and "
+                             "shift of its formulation); build a new WeakLabelProblem instead. "
+                             f"Got {labelset!r}.")
+        return changed
 
     def _set_box(self):
         """The fast path of the formulation: ``costs`` (the box) and the diagonal ``shift``

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import warnings
 from numbers import Integral, Real
 
@@ -293,15 +292,6 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
             UserWarning, stacklevel=3)
 
 
-def _with_labelset(problem, labelset):
-    """``problem`` with another label set on the same labeled points (the kernel, its factor
-    and the costs, which depend only on which points are labeled, are shared)."""
-    changed = copy.copy(problem)
-    changed.labelset = labelset
-    changed.formulation = problem.formulation.bind(labelset)
-    return changed
-
-
 #: Default cutting-plane rounds of ``S3VM(relaxation="label_generation")``.
 S3VM_ROUNDS = 10
 
@@ -353,9 +343,9 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         blend with the fraction an SVM trained on the labeled points predicts on the unlabeled
         ones (:func:`default_positive_fraction`; chosen on split seeds 20-29 of ten UCI sets:
         docs/methods/s3vm.rst, "The balance"). The number of positives is ``fraction · u``
-        rounded half up (``u`` unlabeled points; 0.5 · 5 → 3), in both cases. It is a hard constraint (WellSVM eq. 17): with ``None``,
-        a ``UserWarning`` says when the two estimates are more than 0.25 apart and that SVM
-        separates the labeled points.
+        rounded half up (``u`` unlabeled points; 0.5 · 5 → 3), in both cases. It is a hard
+        constraint (WellSVM eq. 17): with ``None``, a ``UserWarning`` says when the two
+        estimates are more than 0.25 apart and that SVM separates the labeled points.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
@@ -510,7 +500,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
                 fraction = default_positive_fraction(y_known, scores)
                 labelset = SemiSupervised(y_known, n_positive=n_positive_from_fraction(fraction,
                                                                                         u))
-                problem = _with_labelset(problem, labelset)
+                problem = problem.with_labelset(labelset)
             _warn_if_balance_disagrees(problem, y_known, scores)
         options = {}
         if search and scores is not None:
