@@ -88,7 +88,9 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     - ``"proportions"``: ``fit(X, bags=..., proportions=...)``, or ``fit(X, targets)`` with
       the two-column targets of :func:`weakcvx.model_selection.bag_targets` (what
       ``GridSearchCV`` with ``BagKFold`` and ``bag_error_scorer`` splits); ``β_i⁺ = p_k`` in
-      bag k; ``classes_ = [0, 1]``.
+      bag k; ``classes_ = [0, 1]``. The paper's suggestion, kept as stated: on label
+      proportions :class:`~weakcvx.ProportionSVM` is far more accurate (measured in
+      docs/methods/beta.rst).
     - ``"given"``: ``fit(X, y=None, beta=...)``; all rows free (``beta_from_votes`` turns an
       expert vote matrix into β).
 
