@@ -195,7 +195,8 @@ def _peers(result):
         ratio = float(np.median([r["ratio"]["S3VM"] for r in rows]))
         parts.append(f"{fraction:.0%} labeled, six UCI sets, held-out split seeds: S3VM "
                      f"**{mean('S3VM'):.3f}** vs SVC on the labeled rows {mean('SVC (labeled)'):.3f}, "
-                     f"alternating {mean('S3VM alt'):.3f}, self-training "
+                     f"alternating {mean('S3VM alt'):.3f}, BetaSVM {mean('BetaSVM'):.3f}, "
+                     f"self-training "
                      f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}; "
                      f"S3VM fit {ratio:.0f}x one SVC fit")
     for r in result.get("mil", []):
