@@ -199,3 +199,22 @@ def test_large_linear_fit_beats_chance_and_returns_feasible_labels():
     # upper_bound is J(labels): the primal value of an SVM fit to 1e-6 (4 digits at least)
     np.testing.assert_allclose(res.upper_bound, problem.J(labels)[0], rtol=1e-4)
     assert np.mean(labels == y) > 0.9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_linear_s3vm_defaults_beat_a_linear_svm_on_topic_text(seed):
+    """Where the cluster assumption holds (two topic vocabularies, 2% of the documents
+    labeled), the default ``S3VM(kernel="linear")`` labels the unlabeled documents better than
+    scikit-learn's ``LinearSVC()`` trained on the labeled ones (measured margin 0.046-0.074 on
+    seeds 0-5; the former costs C = C_u = 2 gained 0.012-0.052)."""
+    from sklearn.svm import LinearSVC
+
+    import weakcvx as wc
+    from weakcvx.datasets import make_topic_text
+
+    X, y, y_known = make_topic_text(2000, 1000, labeled_fraction=0.02, random_state=seed)
+    labeled = y_known != 0
+    supervised = LinearSVC(random_state=0).fit(X[labeled], y[labeled]).predict(X[~labeled])
+    clf = wc.S3VM(kernel="linear", random_state=0).fit(X, np.where(labeled, (y > 0), -1))
+    s3vm = np.where(clf.transduction_[~labeled] == 1, 1, -1)
+    assert np.mean(s3vm == y[~labeled]) > np.mean(supervised == y[~labeled]) + 0.02

@@ -30,7 +30,9 @@ def test_s3vm_predicts_with_the_svm_of_its_transduction(seed):
         yy[np.flatnonzero(y == c)[:2]] = c
     clf = wc.S3VM(random_state=0).fit(X, yy)
     labels = np.where(clf.transduction_ == clf.classes_[1], 1.0, -1.0)
-    costs = np.full(80, clf.C)  # C_unlabeled=None: unlabeled points cost C too
+    C, C_unlabeled = clf.costs_
+    assert C_unlabeled == C  # the RBF default: unlabeled points cost C too
+    costs = np.full(80, C)
     assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
     # training points beyond the margin are predicted as transduced
     f = clf.decision_function(X)
@@ -44,3 +46,23 @@ def test_clustering_predicts_with_the_svm_of_its_labels():
     labels = np.where(clf.labels_ == 1, 1.0, -1.0)
     costs = np.full(60, clf.C)
     assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
+
+
+def test_linear_s3vm_objective_uses_its_resolved_costs():
+    """With the linear kernel the default costs differ per point (``C`` labeled,
+    ``C_unlabeled`` unlabeled); the primal with the costs the estimator reports in
+    ``costs_`` must equal its objective, and the reported costs must be the linear defaults."""
+    X, y = make_moons(80, noise=0.15, random_state=0)
+    yy = np.full(80, -1)
+    for c in (0, 1):
+        yy[np.flatnonzero(y == c)[:4]] = c
+    clf = wc.S3VM(kernel="linear", random_state=0).fit(X, yy)
+    C, C_unlabeled = clf.costs_
+    assert C_unlabeled < C
+    labels = np.where(clf.transduction_ == clf.classes_[1], 1.0, -1.0)
+    costs = np.where(yy >= 0, C, C_unlabeled)
+    K = X @ X.T + clf.intercept_scaling ** 2
+    beta = clf.dual_coef_
+    f = clf.decision_function(X)
+    primal = 0.5 * beta @ K @ beta + np.sum(costs * np.maximum(0.0, 1.0 - labels * f))
+    assert primal == pytest.approx(clf.objective_, rel=1e-3)

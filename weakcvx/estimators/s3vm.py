@@ -203,6 +203,16 @@ PREDICTED_FRACTION_WEIGHT = 0.5
 #: the labeled ratio alone) to ``PREDICTED_FRACTION_WEIGHT``.
 PREDICTED_FRACTION_RAMP = 4
 
+#: Default ``C`` of :class:`S3VM` with the RBF, polynomial or a precomputed kernel (there
+#: ``C_unlabeled=None`` means ``C``).
+KERNEL_C = 2.0
+
+#: Default ``C`` of :class:`S3VM` with ``kernel="linear"``, and the default ratio
+#: ``C_unlabeled / C`` there: WellSVM's costs C₁ = 1, C₂ = 0.1 (docs/methods/s3vm.rst,
+#: "Defaults").
+LINEAR_C = 1.0
+LINEAR_UNLABELED_RATIO = 0.1
+
 
 def predicted_fraction_weight(y_known):
     """``w`` of :func:`default_positive_fraction`: ``½ min(1, (|L| − 2) / 4)`` when the labeled
@@ -327,13 +337,15 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     ----------
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
-    C : float, default=2.0
-        Cost of labeled points, on standardized features (the WellSVM paper fixes C₁ = 1;
-        2 was chosen over 1, 1.5 and 3 on split seeds 0-9 of ``weakcvx bench peers`` at 5% and
-        10% labeled, reported there on seeds 10-19).
+    C : float or None, default=None
+        Cost of labeled points. ``None``: ``KERNEL_C`` = 2 (chosen over 1, 1.5 and 3 on split
+        seeds 0-9 of ``weakcvx bench peers``, standardized features, reported there on seeds
+        10-19), and ``LINEAR_C`` = 1 with ``kernel="linear"`` (WellSVM's C₁; chosen with
+        ``C_unlabeled`` on ten UCI sets and sparse text-like rows, docs/methods/s3vm.rst).
     C_unlabeled : float or None, default=None
-        Cost of unlabeled points; ``None`` means ``C`` (the top of the paper's grid
-        {0.001, …, 1}·C; chosen over C/3, C/2 and C/1.5 on the same seeds).
+        Cost of unlabeled points. ``None``: ``C`` (the top of the paper's grid
+        {0.001, …, 1}·C; chosen over C/3, C/2 and C/1.5 on the same seeds), and
+        ``LINEAR_UNLABELED_RATIO · C`` = 0.1 C with ``kernel="linear"`` (WellSVM's C₂).
     gamma : "mean_distance", "scale" or float, default="mean_distance"
         RBF width: ``1 / mean squared pairwise distance`` by default.
     degree, coef0 : polynomial kernel parameters.
@@ -386,6 +398,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Class label of every training point (labeled points keep theirs).
     objective_ : float
         ``J(transduction)``, the SVM objective of the returned labeling.
+    costs_ : tuple of float
+        ``(C, C_unlabeled)`` as used, the defaults resolved.
     lower_bound_ : float
         A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
         ``oracle="exact"``), else NaN. For ``"exact"`` stopped by a limit, the smallest bound
@@ -416,7 +430,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
 
     _parameter_constraints = {
         "relaxation": [StrOptions({"label_generation", "alternating", "exact", "sdp"})],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
         "C_unlabeled": [Interval(Real, 0, None, closed="neither"), None],
         "positive_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
@@ -429,7 +443,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         **KERNEL_CONSTRAINTS,
     }
 
-    def __init__(self, relaxation="label_generation", kernel="rbf", C=2.0, C_unlabeled=None,
+    def __init__(self, relaxation="label_generation", kernel="rbf", C=None, C_unlabeled=None,
                  gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
                  intercept_scaling=1.0, tol=None, max_iter=None, oracle="sorting",
                  time_limit=EXACT_TIME_LIMIT, max_nodes=None, random_state=None, verbose=0):
@@ -449,6 +463,15 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         self.max_nodes = max_nodes
         self.random_state = random_state
         self.verbose = verbose
+
+    def _costs(self):
+        """``(C, C_unlabeled)`` with the defaults resolved: ``(KERNEL_C, C)``, or ``(LINEAR_C,
+        LINEAR_UNLABELED_RATIO · C)`` for the linear kernel (see the parameters)."""
+        linear = self.kernel == "linear"
+        C = (LINEAR_C if linear else KERNEL_C) if self.C is None else float(self.C)
+        if self.C_unlabeled is not None:
+            return C, float(self.C_unlabeled)
+        return C, (LINEAR_UNLABELED_RATIO * C if linear else C)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -488,8 +511,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if self.positive_fraction is not None:
             n_positive = n_positive_from_fraction(self.positive_fraction, u)
         labelset = SemiSupervised(y_known, n_positive=n_positive)
-        C_u = self.C if self.C_unlabeled is None else self.C_unlabeled
-        problem = WeakLabelProblem(labelset=labelset, costs=(self.C, C_u),
+        self.costs_ = self._costs()
+        problem = WeakLabelProblem(labelset=labelset, costs=self.costs_,
                                    **self._problem_inputs(X))
         search = self.relaxation in ("label_generation", "alternating")
         # the SVM of the labeled points, computed once: the balance check and the searches' start
