@@ -1186,8 +1186,9 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
         ``α(M)``). With a time limit through the factor, the first polish runs to the limit
         whatever this budget (the schedule above); 0 turns it off.
     time_limit : float or None, default=600.0
-        Seconds; the primal descent and the polish stop at it, the run after that round
-        (status ``"time_limit"``).
+        Seconds; the primal descent and the polish stop early enough (1.5 times the longest
+        certificate seen so far before it) that the certificate of the round ends within it,
+        and the run stops after that round (status ``"time_limit"``).
     eigen : {"auto", "dense", "lanczos", "factor"}
         How the certificate computes ``λ_min`` (see :func:`certify`).
     verbose : int
@@ -1259,8 +1260,8 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
         if gap <= tol * max(1.0, abs(state.primal.upper)):
             status = "converged"
             break
-        if deadline is not None and time.perf_counter() > deadline:
-            status = "time_limit"
+        if deadline is not None and time.perf_counter() > state._work_deadline():
+            status = "time_limit"  # another round's descent or polish would not fit
             break
     return _result(problem, lift, state, history, status, tol, start)
 
@@ -1294,6 +1295,12 @@ FACTOR_PRIMAL_SHARE = 0.7
 FACTOR_PRIMAL_GAIN = 0.01
 
 
+#: The time kept free before ``time_limit`` is this multiple of the longest certificate (or
+#: recovery and certificate) seen so far, so that the run returns within the limit: at n = 1000
+#: the final certificate after a polish stopped at the limit took 0.6 s past it.
+RESERVE_MARGIN = 1.5
+
+
 class _Rounds:
     """The state of :func:`solve_sdp_lowrank`: the primal descent, the best certificate at the
     points the solver visited (``best``, where the polish starts) and the best one at their
@@ -1303,6 +1310,9 @@ class _Rounds:
     def __init__(self, problem, lift, rank, max_sweeps, eigen, random_state, deadline,
                  polish_after=None):
         self.problem, self.lift, self.deadline = problem, lift, deadline
+        # seconds kept free before the deadline for the work after a descent or a polish (the
+        # certificate, the dense recovery): the longest seen so far, with a margin
+        self.reserve = 0.0
         # with a deadline through the factor: primal rounds alone until `polish_after`
         self.polish_after, self.primal_seconds, self.primal_gain = polish_after, 0.0, np.inf
         self.max_sweeps, self.eigen, self.random_state = max_sweeps, eigen, random_state
@@ -1321,6 +1331,7 @@ class _Rounds:
         """The mixing method at ``α`` (warm from ``V0``) and its certificate, or the
         certificate of a given dual point ``y`` (``V0`` then only gives ``phi_lower``); keeps
         the best."""
+        began = time.perf_counter()
         problem, lift = self.problem, self.lift
         H = _LiftedH(problem, lift, alpha)
         if y is None:
@@ -1336,7 +1347,13 @@ class _Rounds:
         scaled = _best_multiple(problem, cert)
         if scaled.value > self.certified.value:
             self.certified = scaled
+        self.reserve = max(self.reserve, RESERVE_MARGIN * (time.perf_counter() - began))
         return cert
+
+    def _work_deadline(self):
+        """The deadline of a descent or a polish: ``time_limit`` less :attr:`reserve`, so that
+        the certificate after it still ends within the limit."""
+        return None if self.deadline is None else self.deadline - self.reserve
 
     def _polish_now(self, last):
         """Whether the polish runs this round: always, except with a deadline through the
@@ -1355,26 +1372,28 @@ class _Rounds:
         scheduled = self.polish_after is not None and self.best.inner.V is not None
         if not (scheduled and self._polish_now(last)):  # else the polish's turn: no primal
             began, before = time.perf_counter(), primal.upper
-            primal.run(primal_steps, self.deadline)  # ends with evaluate(): primal.V projected
+            primal.run(primal_steps, self._work_deadline())  # ends with evaluate(): V projected
             self.primal_seconds = time.perf_counter() - began
             self.primal_gain = (before - primal.upper) / max(1.0, abs(primal.upper))
             self._certify(np.clip(primal.alpha, 0.0, self.problem.costs), V0=primal.V)
-        in_time = self.deadline is None or time.perf_counter() < self.deadline
+        in_time = self.deadline is None or time.perf_counter() < self._work_deadline()
         if not (polish and in_time and spectrum is not None and self._polish_now(last)):
             return
         best = self.best
         V0 = best.inner.V if best.inner.V is not None else primal.V
         alpha, y = _polish(self.problem, self.lift, best.alpha, best.inner.y, polish, spectrum,
-                           deadline=self.deadline, timed=timed)
+                           deadline=self._work_deadline(), timed=timed)
         if isinstance(spectrum, _FactorSpectrum):  # no dense recovery at this size
             self.polish_after = None  # from now on: primal round, then polish
             self._certify(alpha, V0=V0, y=y)
             return
+        began = time.perf_counter()
         V_rec = _dense_recovery(self.problem, self.lift, alpha, y)
         self._certify(alpha, V0=V_rec, y=y)
         before = primal.upper
         if primal.evaluate(V_rec) < before:  # the dual's primal is better: descend from it
             primal.U = primal.V_best.copy()
+        self.reserve = max(self.reserve, RESERVE_MARGIN * (time.perf_counter() - began))
 
     def _spectrum(self):
         """The polish's eigen-step: dense up to ``POLISH_LIMIT``, through the kernel factor
