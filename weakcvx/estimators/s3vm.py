@@ -209,7 +209,7 @@ KERNEL_C = 2.0
 
 #: Default ``C`` of :class:`S3VM` with ``kernel="linear"``, and the default ratio
 #: ``C_unlabeled / C`` there: WellSVM's costs C₁ = 1, C₂ = 0.1 (docs/methods/s3vm.rst,
-#: "Defaults").
+#: "Defaults with the linear kernel").
 LINEAR_C = 1.0
 LINEAR_UNLABELED_RATIO = 0.1
 
