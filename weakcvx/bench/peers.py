@@ -6,9 +6,9 @@ draw per seed, accuracy on the unlabeled rows, for ``S3VM()`` (label generation,
 ``S3VM(relaxation="alternating")``, ``BetaSVM()`` (β-risk, ``init="ssl"``), ``SVC()`` on the
 labeled rows, scikit-learn's ``SelfTrainingClassifier(SVC(probability=True))`` and
 ``LabelSpreading(kernel="knn")`` (its default RBF width, 20, is meant for unit-scale inputs and
-labels nearly nothing on standardized features). The estimators' defaults were chosen on split seeds 0-9; this benchmark reports seeds
-10-19 (quick: 10-12). Times are ratios to one ``SVC().fit`` on the same rows with all labels,
-timed in the same run (the best of three).
+labels nearly nothing on standardized features). The estimators' defaults were chosen on split
+seeds 0-9; this benchmark reports seeds 10-19 (quick: 10-12). Times are ratios to one
+``SVC().fit`` on the same rows with all labels, timed in the same run (the best of three).
 
 The engine table runs label generation twice on each problem at the old default costs
 (C = 1, C_u = 0.1): with :meth:`RoundPolicy.paper` (WellSVM Algorithm 1 as published, the
