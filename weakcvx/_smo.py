@@ -237,6 +237,12 @@ def _rho(y, C, alpha, G):
     return 0.5 * (ub + lb)
 
 
+def default_max_iter(n):
+    """The default cap of :func:`svm_offset_solve` on ``n`` points: ``max(10⁶, 100 n)`` pair
+    updates (libsvm's cap is ``max(10⁷, 100 n)``)."""
+    return max(10**6, 100 * n)
+
+
 def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, shrinking=True):
     """Solve the SVM with offset by SMO, optionally from a feasible ``alpha``.
 
@@ -282,7 +288,7 @@ def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, sh
     if grad is None:
         grad = y * (K @ (alpha * y)) - 1.0
     if max_iter is None:
-        max_iter = max(10**6, 100 * n)
+        max_iter = default_max_iter(n)
     diagonal = np.ascontiguousarray(np.diag(K))
     n_iter, converged = _smo(K, diagonal, y, float(C), alpha, grad, float(tol), int(max_iter),
                              bool(shrinking))

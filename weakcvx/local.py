@@ -375,13 +375,15 @@ def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
     """ConvergenceWarning naming the SMO when some fits of alter-∝SVM stopped at their cap."""
     from sklearn.exceptions import ConvergenceWarning
 
+    from ._smo import default_max_iter
+
     warnings.warn(
         f"alter-proportion-SVM: its SMO solver (weakcvx._smo.svm_offset_solve, libsvm's "
         f"algorithm) stopped at its iteration cap in {n_capped} of {n_fits} SVM fits "
         f"({smo_passes[0]:g} passes over the {n} points while C* < C, {smo_passes[1]:g} at "
         "C* = C): the labels come from approximate fits"
         + ("" if converged else ", and the returned model did not converge either at the "
-           f"SMO's own cap (max_iter={max(10**6, 100 * n)})")
+           f"SMO's own cap (max_iter={default_max_iter(n)})")
         + ". The SVM's iterations grow with C·max_i k(x_i, x_i): standardize the features "
         "(sklearn.preprocessing.StandardScaler) or lower C.", ConvergenceWarning, stacklevel=3)
 
