@@ -66,3 +66,21 @@ def test_linear_s3vm_objective_uses_its_resolved_costs():
     f = clf.decision_function(X)
     primal = 0.5 * beta @ K @ beta + np.sum(costs * np.maximum(0.0, 1.0 - labels * f))
     assert primal == pytest.approx(clf.objective_, rel=1e-3)
+
+
+@pytest.mark.parametrize("per_class", [5, 20])
+def test_rbf_s3vm_unlabeled_cost_falls_with_the_labels(per_class):
+    """With more than ``UNLABELED_COST_LABELS`` labeled points the default unlabeled cost is
+    ``C · 20 / l``; the primal with those per-point costs must equal the fit's objective (the
+    costs reported are the costs optimised), and with at most 20 labels it is ``C``."""
+    X, y = make_moons(120, noise=0.15, random_state=1)
+    yy = np.full(120, -1)
+    for c in (0, 1):
+        yy[np.flatnonzero(y == c)[:per_class]] = c
+    clf = wc.S3VM(random_state=0).fit(X, yy)
+    C, C_unlabeled = clf.costs_
+    n_labeled = 2 * per_class
+    assert C_unlabeled == pytest.approx(C * min(1.0, 20 / n_labeled))
+    labels = np.where(clf.transduction_ == clf.classes_[1], 1.0, -1.0)
+    costs = np.where(yy >= 0, C, C_unlabeled)
+    assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
