@@ -395,7 +395,7 @@ def test_low_rank_prediction_is_the_trained_model(monkeypatch, roi_data):
     negative_hinge = np.maximum(0, 1 + clf.decision_function([n[None] for n in negatives]))
     v = clf.dual_coef_
     K_pp = kernels.rbf(clf.X_fit_, gamma=clf._gamma)
-    primal = 0.5 * (v @ K_pp @ v + clf.intercept_ ** 2) + clf.C * (
+    primal = 0.5 * (v @ K_pp @ v + clf.intercept_ ** 2) + clf.costs_[1] * (
         mil.POSITIVE_COST_RATIO * key_hinge.sum() + negative_hinge.sum())
     assert primal == pytest.approx(clf.objective_, rel=1e-3)
 
@@ -510,6 +510,28 @@ def test_positive_cost_is_a_class_weight_with_one_instance_per_bag(params):
     plain = MultiInstanceSVM(kernel="linear", C=C, C_positive=C, intercept_scaling=0.0,
                              **params).fit(bags, y)
     assert np.abs(plain.coef_ - clf.coef_).max() > 0.05 * np.abs(ref.coef_).max()
+
+
+def test_linear_default_cost_follows_the_kernel_diagonal():
+    """``kernel="linear"`` with ``C=None``: ``C = 4 / mean(‖x‖² + s²)`` over the training
+    instances (``C_positive`` = 4 C); with one instance per bag the fit is then the weighted
+    supervised SVM at that C (liblinear), and scaling the features by 10 divides C by 100."""
+    rng = np.random.RandomState(2)
+    X = 3.0 * rng.randn(40, 6)
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.randn(40) > 0.5).astype(int)
+    bags = [x[None, :] for x in X]
+    clf = MultiInstanceSVM(kernel="linear", intercept_scaling=0.0).fit(bags, y)
+    C_positive, C = clf.costs_
+    assert C == pytest.approx(mil.LINEAR_C_DIAGONAL / np.mean(np.sum(X ** 2, axis=1)))
+    assert C_positive == pytest.approx(mil.POSITIVE_COST_RATIO * C)
+    assert clf.costs() == clf.costs_
+    ref = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=500000,
+                    class_weight={1: C_positive / C, 0: 1.0}).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, ref.coef_.ravel(), atol=2e-3 * np.abs(ref.coef_).max())
+    scaled = MultiInstanceSVM(kernel="linear", intercept_scaling=0.0).fit([10 * b for b in bags], y)
+    assert scaled.costs_[1] == pytest.approx(C / 100)
+    # the RBF default is the fixed KERNEL_C, known before fitting
+    assert MultiInstanceSVM().costs() == (mil.POSITIVE_COST_RATIO * mil.KERNEL_C, mil.KERNEL_C)
 
 
 # -- issue 19: properties of the defaults on data where the MIL assumption holds ---------------

@@ -27,6 +27,12 @@ __all__ = ["MultiInstanceSVM", "check_bags", "select_gamma"]
 MIL_ROUNDS = 3
 #: Default ratio ``C_positive / C`` (see ``MultiInstanceSVM``'s ``C_positive``).
 POSITIVE_COST_RATIO = 4.0
+#: Default ``C`` with the RBF or polynomial kernel (see ``MultiInstanceSVM``'s ``C``).
+KERNEL_C = 2.0
+#: With the linear kernel ``C=None`` is ``LINEAR_C_DIAGONAL / mean_i (‖x_i‖² + s²)``: the
+#: product of ``C`` and the mean kernel diagonal of the RBF default (2 × (1 + 1)), so that the
+#: cost does not grow with the number of features (docs/methods/mil.rst).
+LINEAR_C_DIAGONAL = 4.0
 #: Master settings with the low-rank factor: 3 MKL alternations a round, tolerance 1e-2
 #: (chosen on Musk2 for time, same test accuracy; ``weakcvx.bench.mil``).
 LARGE_MIL_MASTER = {"max_alternations": 3, "master_tol": 1e-2}
@@ -264,10 +270,14 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     relaxation : {"label_generation", "alternating"}, default="label_generation"
     variant : {"MI", "mi"}, default="MI"
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-    C : float, default=2.0
-        Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). Chosen with
-        ``C_positive`` by 10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19
-        (:doc:`/methods/mil`).
+    C : float or None, default=None
+        Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). ``None``:
+        ``KERNEL_C`` = 2 with the RBF or polynomial kernel (chosen with ``C_positive`` by
+        10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19, :doc:`/methods/mil`); with
+        ``kernel="linear"``, ``LINEAR_C_DIAGONAL / mean(‖x‖² + s²)`` over the training
+        instances (``s`` the ``intercept_scaling``): ``C`` times the mean kernel diagonal as
+        with the RBF default, 4 (a fixed ``C = 2`` overfits and slows down as the features
+        grow; chosen on the same sets, CV seeds 10-12).
     C_positive : float or None, default=None
         Hinge cost of each key slot of a positive bag, the paper's ``C_1`` (with
         ``variant="mi"``: of each instance of a positive bag); ``None``: ``POSITIVE_COST_RATIO
@@ -312,6 +322,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         instance with the largest score.
     objective_ : float
         ``J`` of the returned labels: the MIP objective of a feasible key choice.
+    costs_ : tuple of float
+        ``(C_positive, C)`` as used, the defaults resolved (:meth:`costs`).
     lower_bound_ : float
         NaN (label generation with the sorting oracle certifies no bound).
     n_iter_ : int
@@ -373,7 +385,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "relaxation": [StrOptions({"label_generation", "alternating"})],
         "variant": [StrOptions({"MI", "mi"})],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
         "C_positive": [Interval(Real, 0, None, closed="neither"), None],
         "n_key": [Interval(Integral, 1, None, closed="left")],
         "max_rank": [Interval(Integral, 1, None, closed="left")],
@@ -387,7 +399,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                   Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, relaxation="label_generation", variant="MI", kernel="rbf", C=2.0,
+    def __init__(self, relaxation="label_generation", variant="MI", kernel="rbf", C=None,
                  C_positive=None, gamma="select", degree=3, coef0=1.0, intercept_scaling=1.0,
                  n_key=1, max_rank=300, tol=1e-3, max_iter=None, random_state=None,
                  verbose=0):
@@ -413,14 +425,24 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         return tags
 
-    def costs(self):
+    def costs(self, X=None):
         """``(C_positive, C)``: the cost of a positive bag's key slot (``variant="mi"``: of an
-        instance of a positive bag) and of a negative instance, with the default of
-        ``C_positive`` resolved."""
+        instance of a positive bag) and of a negative instance, with the defaults resolved
+        (see the parameters). With the linear kernel and ``C=None`` the cost depends on the
+        training instances: ``X``, or, after ``fit``, those of the fit."""
+        C = self.C
+        if C is None and self.kernel != "linear":
+            C = KERNEL_C
+        elif C is None:
+            if X is None:
+                check_is_fitted(self, "costs_")
+                return self.costs_
+            squared_norms = np.einsum("ij,ij->i", X, X) + float(self.intercept_scaling) ** 2
+            C = LINEAR_C_DIAGONAL / max(float(np.mean(squared_norms)), np.finfo(float).tiny)
         C_positive = self.C_positive
         if C_positive is None:  # the key slots against every negative instance
-            C_positive = POSITIVE_COST_RATIO * self.C if self.variant == "MI" else self.C
-        return float(C_positive), float(self.C)
+            C_positive = POSITIVE_COST_RATIO * C if self.variant == "MI" else C
+        return float(C_positive), float(C)
 
     def _gamma_to_resolve(self):
         """The width chosen in ``fit`` for ``gamma="select"`` (``"scale"`` for a polynomial
@@ -498,8 +520,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         inputs = self._problem_inputs(X)
         self.gamma_ = self._gamma
         # the label sets read a pair as (cost of a positive bag's slot, of a negative instance)
-        problem = WeakLabelProblem(labelset=labelset, costs=self.costs(), **inputs)
-        initial = _first_keys(problem, X, inputs, self.costs()) if self.variant == "MI" else \
+        self.costs_ = self.costs(X)
+        problem = WeakLabelProblem(labelset=labelset, costs=self.costs_, **inputs)
+        initial = _first_keys(problem, X, inputs, self.costs_) if self.variant == "MI" else \
             positive_bags_start(labelset)
         large = "features" in inputs and self.kernel != "linear"
         max_iter = self.max_iter if self.max_iter is not None else \
