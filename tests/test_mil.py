@@ -513,7 +513,7 @@ def test_positive_cost_is_a_class_weight_with_one_instance_per_bag(params):
 
 
 def test_linear_default_cost_follows_the_kernel_diagonal():
-    """``kernel="linear"`` with ``C=None``: ``C = 4 / mean(‖x‖² + s²)`` over the training
+    """``kernel="linear"`` with ``C=None``: ``C = 4 / (mean ‖x − x̄‖² + s²)`` over the training
     instances (``C_positive`` = 4 C); with one instance per bag the fit is then the weighted
     supervised SVM at that C (liblinear), and scaling the features by 10 divides C by 100."""
     rng = np.random.RandomState(2)
@@ -522,7 +522,7 @@ def test_linear_default_cost_follows_the_kernel_diagonal():
     bags = [x[None, :] for x in X]
     clf = MultiInstanceSVM(kernel="linear", intercept_scaling=0.0).fit(bags, y)
     C_positive, C = clf.costs_
-    assert C == pytest.approx(mil.LINEAR_C_DIAGONAL / np.mean(np.sum(X ** 2, axis=1)))
+    assert C == pytest.approx(mil.LINEAR_C_DIAGONAL / np.mean(np.sum((X - X.mean(0)) ** 2, 1)))
     assert C_positive == pytest.approx(mil.POSITIVE_COST_RATIO * C)
     assert clf.costs() == clf.costs_
     ref = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=500000,

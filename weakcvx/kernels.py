@@ -107,6 +107,37 @@ def _sq_dists(X, Y):
     return D
 
 
+def mean_squared_spread(X):
+    r"""Mean squared distance of the rows of ``X`` to their mean,
+    :math:`\frac1n \sum_i \|x_i - \bar x\|^2 = \frac1n \sum_i \|x_i\|^2 - \|\bar x\|^2`:
+    the mean diagonal of the centred linear kernel (sparse ``X`` stays sparse; CSR and
+    canonical CSC are not copied whole).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(mean_squared_spread(np.array([[0.0, 0.0], [2.0, 0.0]])))
+    1.0
+    """
+    if sp.issparse(X):
+        # canonical CSR / CSC: the stored entries themselves; other CSR (unsorted, duplicate
+        # entries) by blocks of rows: never a copy of the whole of X
+        if getattr(X, "has_canonical_format", False):
+            squared = float(X.data @ X.data)
+        elif X.format == "csr":
+            squared = sum(float(X[i:i + 4096].multiply(X[i:i + 4096]).sum())
+                          for i in range(0, X.shape[0], 4096))
+        else:
+            squared = float(X.multiply(X).sum())
+        squared /= X.shape[0]
+        mean = np.asarray(X.sum(axis=0)).ravel() / X.shape[0]  # X.mean scales a copy of X
+    else:
+        X = np.asarray(X, dtype=float)
+        squared = float(np.einsum("ij,ij->", X, X)) / X.shape[0]
+        mean = X.mean(axis=0)
+    return max(squared - float(mean @ mean), 0.0)
+
+
 def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
     """Resolve an RBF width ``gamma`` from the data.
 

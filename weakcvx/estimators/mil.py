@@ -29,7 +29,7 @@ MIL_ROUNDS = 3
 POSITIVE_COST_RATIO = 4.0
 #: Default ``C`` with the RBF or polynomial kernel (see ``MultiInstanceSVM``'s ``C``).
 KERNEL_C = 2.0
-#: With the linear kernel ``C=None`` is ``LINEAR_C_DIAGONAL / mean_i (‖x_i‖² + s²)``: the
+#: With the linear kernel ``C=None`` is ``LINEAR_C_DIAGONAL / (mean_i ‖x_i − x̄‖² + s²)``: the
 #: product of ``C`` and the mean kernel diagonal of the RBF default (2 × (1 + 1)), so that the
 #: cost does not grow with the number of features (docs/methods/mil.rst).
 LINEAR_C_DIAGONAL = 4.0
@@ -274,7 +274,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). ``None``:
         ``KERNEL_C`` = 2 with the RBF or polynomial kernel (chosen with ``C_positive`` by
         10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19, :doc:`/methods/mil`); with
-        ``kernel="linear"``, ``LINEAR_C_DIAGONAL / mean(‖x‖² + s²)`` over the training
+        ``kernel="linear"``, ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` over the training
         instances (``s`` the ``intercept_scaling``): ``C`` times the mean kernel diagonal as
         with the RBF default, 4 (a fixed ``C = 2`` overfits and slows down as the features
         grow; chosen on the same sets, CV seeds 10-12).
@@ -437,8 +437,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             if X is None:
                 check_is_fitted(self, "costs_")
                 return self.costs_
-            squared_norms = np.einsum("ij,ij->i", X, X) + float(self.intercept_scaling) ** 2
-            C = LINEAR_C_DIAGONAL / max(float(np.mean(squared_norms)), np.finfo(float).tiny)
+            spread = kernels.mean_squared_spread(X) + float(self.intercept_scaling) ** 2
+            C = LINEAR_C_DIAGONAL / max(spread, np.finfo(float).tiny)
         C_positive = self.C_positive
         if C_positive is None:  # the key slots against every negative instance
             C_positive = POSITIVE_COST_RATIO * C if self.variant == "MI" else C

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .. import kernels
 from ..api import solve
 from ..cutting_plane import RoundPolicy, is_large
 from ..rounding import supervised_scores
@@ -211,10 +212,11 @@ KERNEL_C = 2.0
 #: better (docs/methods/s3vm.rst, "The cost of unlabeled points").
 UNLABELED_COST_LABELS = 20
 
-#: Default ``C`` of :class:`S3VM` with ``kernel="linear"``, and the default ratio
-#: ``C_unlabeled / C`` there: WellSVM's costs C₁ = 1, C₂ = 0.1 (docs/methods/s3vm.rst,
-#: "Defaults with the linear kernel").
-LINEAR_C = 1.0
+#: Default ``C`` of :class:`S3VM` with ``kernel="linear"``: ``LINEAR_C_DIAGONAL / (mean_i
+#: ‖x_i − x̄‖² + s²)``, about WellSVM's C₁ = 1 on rows of unit norm (text) and smaller as dense
+#: rows widen; and the default ratio ``C_unlabeled / C`` there, WellSVM's C₂ / C₁ = 0.1
+#: (docs/methods/s3vm.rst, "Defaults with the linear kernel").
+LINEAR_C_DIAGONAL = 2.0
 LINEAR_UNLABELED_RATIO = 0.1
 
 
@@ -344,8 +346,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     C : float or None, default=None
         Cost of labeled points. ``None``: ``KERNEL_C`` = 2 (chosen over 1, 1.5 and 3 on split
         seeds 0-9 of ``weakcvx bench peers``, standardized features, reported there on seeds
-        10-19), and ``LINEAR_C`` = 1 with ``kernel="linear"`` (WellSVM's C₁; chosen with
-        ``C_unlabeled`` on ten UCI sets and sparse text-like rows, docs/methods/s3vm.rst).
+        10-19), and with ``kernel="linear"`` ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` over
+        the training rows (``s`` the ``intercept_scaling``): about 1, WellSVM's C₁, on rows of
+        unit norm (chosen with ``C_unlabeled`` on ten UCI sets and sparse text-like rows,
+        docs/methods/s3vm.rst).
     C_unlabeled : float or None, default=None
         Cost of unlabeled points. ``None``: ``C · min(1, 20 / l)`` with ``l`` labeled points
         (``UNLABELED_COST_LABELS``; ``C``, the top of the paper's grid {0.001, …, 1}·C, up to 20
@@ -470,12 +474,19 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         self.random_state = random_state
         self.verbose = verbose
 
-    def _costs(self, n_labeled):
-        """``(C, C_unlabeled)`` with the defaults resolved for ``n_labeled`` labeled points:
-        ``(KERNEL_C, C · min(1, UNLABELED_COST_LABELS / n_labeled))``, or ``(LINEAR_C,
-        LINEAR_UNLABELED_RATIO · C)`` for the linear kernel (see the parameters)."""
+    def _costs(self, n_labeled, X):
+        """``(C, C_unlabeled)`` with the defaults resolved for ``n_labeled`` labeled points
+        among the rows ``X``: ``(KERNEL_C, C · min(1, UNLABELED_COST_LABELS / n_labeled))``,
+        or ``(LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²), LINEAR_UNLABELED_RATIO · C)`` for the
+        linear kernel (see the parameters)."""
         linear = self.kernel == "linear"
-        C = (LINEAR_C if linear else KERNEL_C) if self.C is None else float(self.C)
+        if self.C is not None:
+            C = float(self.C)
+        elif linear:
+            spread = kernels.mean_squared_spread(X) + float(self.intercept_scaling) ** 2
+            C = LINEAR_C_DIAGONAL / max(spread, np.finfo(float).tiny)
+        else:
+            C = KERNEL_C
         if self.C_unlabeled is not None:
             return C, float(self.C_unlabeled)
         if linear:
@@ -520,7 +531,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if self.positive_fraction is not None:
             n_positive = n_positive_from_fraction(self.positive_fraction, u)
         labelset = SemiSupervised(y_known, n_positive=n_positive)
-        self.costs_ = self._costs(int(np.sum(y_known != 0)))
+        self.costs_ = self._costs(int(np.sum(y_known != 0)), X)
         problem = WeakLabelProblem(labelset=labelset, costs=self.costs_,
                                    **self._problem_inputs(X))
         search = self.relaxation in ("label_generation", "alternating")
