@@ -173,6 +173,15 @@ def warn_if_unscaled(estimator, statistic, value, threshold, consequence):
                       stacklevel=4)
 
 
+def spread_scaled_cost(product, X, intercept_scaling):
+    """``product / (mean_i ‖x_i − x̄‖² + s²)``: the linear-kernel cost whose product with the
+    mean centred kernel diagonal (offset feature ``s`` included) is ``product``, so that it
+    does not grow with the number of features (the linear defaults of :class:`S3VM` and
+    :class:`MultiInstanceSVM`)."""
+    spread = kernels.mean_squared_spread(X) + float(intercept_scaling) ** 2
+    return product / max(spread, np.finfo(float).tiny)
+
+
 def integer_seed(random_state):
     """An int seed for the solvers from ``random_state`` (None, int or RandomState): an int is
     kept, otherwise one draw from :func:`sklearn.utils.check_random_state` (so that a

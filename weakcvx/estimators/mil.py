@@ -19,7 +19,7 @@ from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_sta
 from ..problem import WeakLabelProblem
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
                     round_cap_is_the_stopping_rule, rounded_labels_model,
-                    verbose_logging)
+                    spread_scaled_cost, verbose_logging)
 
 __all__ = ["MultiInstanceSVM", "check_bags", "select_gamma"]
 
@@ -437,8 +437,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             if X is None:
                 check_is_fitted(self, "costs_")
                 return self.costs_
-            spread = kernels.mean_squared_spread(X) + float(self.intercept_scaling) ** 2
-            C = LINEAR_C_DIAGONAL / max(spread, np.finfo(float).tiny)
+            C = spread_scaled_cost(LINEAR_C_DIAGONAL, X, self.intercept_scaling)
         C_positive = self.C_positive
         if C_positive is None:  # the key slots against every negative instance
             C_positive = POSITIVE_COST_RATIO * C if self.variant == "MI" else C

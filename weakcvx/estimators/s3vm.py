@@ -9,7 +9,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .. import kernels
 from ..api import solve
 from ..cutting_plane import RoundPolicy, is_large
 from ..rounding import supervised_scores
@@ -17,7 +16,7 @@ from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
                     n_positive_from_fraction, round_cap_is_the_stopping_rule,
-                    rounded_labels_model, verbose_logging)
+                    rounded_labels_model, spread_scaled_cost, verbose_logging)
 
 
 def as_target_array(y):
@@ -483,8 +482,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if self.C is not None:
             C = float(self.C)
         elif linear:
-            spread = kernels.mean_squared_spread(X) + float(self.intercept_scaling) ** 2
-            C = LINEAR_C_DIAGONAL / max(spread, np.finfo(float).tiny)
+            C = spread_scaled_cost(LINEAR_C_DIAGONAL, X, self.intercept_scaling)
         else:
             C = KERNEL_C
         if self.C_unlabeled is not None:
