@@ -35,3 +35,33 @@ def test_mean_squared_spread_sparse_matches_the_dense_definition(fmt):
         S = X.asformat(fmt)
     assert kernels.mean_squared_spread(S) == pytest.approx(expected, rel=1e-12)
     assert kernels.mean_squared_spread(dense) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:Solver terminated early")
+@pytest.mark.parametrize("sparse", [False, True])
+def test_resolve_gamma_is_exact_above_the_old_subsample_size(sparse):
+    """Both data-driven widths on 2,500 rows (the old estimate subsampled 2,000) against the
+    written-out definitions: the mean over all pairs i != j of ‖x_i − x_j‖², computed pair by
+    pair in blocks, and scikit-learn's own gamma="scale" of an SVC fitted on the same X."""
+    import scipy.sparse as sp
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(2500, 6)) * np.arange(1, 7) + 3.0
+    dense[rng.random(dense.shape) < 0.5] = 0.0
+    X = sp.csr_matrix(dense) if sparse else dense
+    pair_sum = sum(float(np.sum((dense[i:i + 500, None, :] - dense[None, :, :]) ** 2))
+                   for i in range(0, 2500, 500))
+    mean_pair = pair_sum / (2500 * 2499)
+    assert kernels.resolve_gamma(X, "mean_distance") == pytest.approx(1 / mean_pair, rel=1e-10)
+    assert kernels.resolve_gamma(X, "wide") == pytest.approx(1 / (4 * mean_pair), rel=1e-10)
+    y = (dense[:, 0] > np.median(dense[:, 0])).astype(int)
+    sklearn_gamma = SVC(gamma="scale", max_iter=1).fit(X, y)._gamma
+    assert kernels.resolve_gamma(X, "scale") == pytest.approx(sklearn_gamma, rel=1e-10)
+
+
+def test_mean_squared_spread_keeps_a_small_spread_under_a_large_offset():
+    """Rows 1e8 + (0 or 1): the spread is 1/4; ‖x‖² − ‖x̄‖² in floating point loses it."""
+    X = 1e8 + np.array([[0.0], [1.0]] * 50)
+    assert kernels.mean_squared_spread(X) == pytest.approx(0.25, rel=1e-9)
+    assert kernels.resolve_gamma(X) == pytest.approx(1 / (2 * 100 / 99 * 0.25), rel=1e-9)

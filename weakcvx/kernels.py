@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._validation import check_dense_size, check_real, memory_budget
+from ._validation import check_dense_size, check_real
 
 __all__ = [
     "KERNELS",
@@ -22,6 +22,7 @@ __all__ = [
     "rbf",
     "polynomial",
     "resolve_gamma",
+    "mean_squared_spread",
     "kernel_function",
     "factor",
     "pivoted_cholesky",
@@ -107,11 +108,33 @@ def _sq_dists(X, Y):
     return D
 
 
+def _sparse_sum_of_squares(X):
+    """``Σ_ij x_ij²`` of a sparse ``X``: canonical CSR / CSC from the stored entries
+    themselves, other CSR (unsorted, duplicate entries) by blocks of rows; never a copy of
+    the whole of ``X``."""
+    if getattr(X, "has_canonical_format", False):
+        return float(X.data @ X.data)
+    if X.format == "csr":
+        return sum(float(X[i:i + 4096].multiply(X[i:i + 4096]).sum())
+                   for i in range(0, X.shape[0], 4096))
+    return float(X.multiply(X).sum())
+
+
+def _centred_sum_of_squares(X, mean):
+    """``Σ_i ‖x_i − mean‖²`` of a dense ``X``, centred by blocks of rows (no copy of ``X``,
+    and a large common offset does not cancel the result away)."""
+    total = 0.0
+    for i in range(0, X.shape[0], _DIST_BLOCK):
+        centred = X[i:i + _DIST_BLOCK] - mean
+        total += float(np.einsum("ij,ij->", centred, centred))
+    return total
+
+
 def mean_squared_spread(X):
     r"""Mean squared distance of the rows of ``X`` to their mean,
     :math:`\frac1n \sum_i \|x_i - \bar x\|^2 = \frac1n \sum_i \|x_i\|^2 - \|\bar x\|^2`:
     the mean diagonal of the centred linear kernel (sparse ``X`` stays sparse; CSR and
-    canonical CSC are not copied whole).
+    canonical CSC are not copied whole; dense rows are centred by blocks).
 
     Examples
     --------
@@ -120,42 +143,45 @@ def mean_squared_spread(X):
     1.0
     """
     if sp.issparse(X):
-        # canonical CSR / CSC: the stored entries themselves; other CSR (unsorted, duplicate
-        # entries) by blocks of rows: never a copy of the whole of X
-        if getattr(X, "has_canonical_format", False):
-            squared = float(X.data @ X.data)
-        elif X.format == "csr":
-            squared = sum(float(X[i:i + 4096].multiply(X[i:i + 4096]).sum())
-                          for i in range(0, X.shape[0], 4096))
-        else:
-            squared = float(X.multiply(X).sum())
-        squared /= X.shape[0]
         mean = np.asarray(X.sum(axis=0)).ravel() / X.shape[0]  # X.mean scales a copy of X
-    else:
-        X = np.asarray(X, dtype=float)
-        squared = float(np.einsum("ij,ij->", X, X)) / X.shape[0]
-        mean = X.mean(axis=0)
-    return max(squared - float(mean @ mean), 0.0)
+        return max(_sparse_sum_of_squares(X) / X.shape[0] - float(mean @ mean), 0.0)
+    X = np.asarray(X, dtype=float)
+    return _centred_sum_of_squares(X, X.mean(axis=0)) / X.shape[0]
 
 
-def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
-    """Resolve an RBF width ``gamma`` from the data.
+def _entry_variance(X):
+    """Variance of all the entries of ``X``, scikit-learn's ``X.var()`` (sparse without a
+    dense copy)."""
+    size = X.shape[0] * X.shape[1]
+    if sp.issparse(X):
+        mean = float(X.sum()) / size
+        return max(_sparse_sum_of_squares(X) / size - mean * mean, 0.0)
+    return _centred_sum_of_squares(X, float(X.mean())) / size
+
+
+def resolve_gamma(X, gamma="mean_distance"):
+    r"""Resolve an RBF width ``gamma`` from the data.
+
+    Both data-driven widths are exact and cost one pass over ``X`` (O(nnz) for sparse ``X``,
+    no distance matrix, no subsample):
+    :math:`\frac{1}{n(n-1)} \sum_{i \ne j} \|x_i - x_j\|^2 = \frac{2n}{n-1}\, s^2` with
+    :math:`s^2` the mean squared distance to the mean (:func:`mean_squared_spread`).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     gamma : {"mean_distance", "scale", "wide"} or float
         ``"mean_distance"``: ``1 / mean_{i≠j} ‖x_i − x_j‖²`` (the WellSVM papers' choice);
-        ``"scale"``: scikit-learn's ``1 / (n_features · Var(X))`` (= 2 / mean squared distance);
+        ``"scale"``: scikit-learn's ``1 / (n_features · Var(X))`` over all entries of ``X``
+        (for standardized features about 2 / mean squared distance);
         ``"wide"``: ``1 / (4 · mean squared distance)``, a kernel four times wider than
         ``"mean_distance"`` (for clustering, where a narrow kernel splits off local structure);
         a positive number is returned unchanged.
-    max_samples : int
-        Above this many rows the mean distance is estimated on a random subsample.
 
     Returns
     -------
     float
+        1.0 when the data have no spread (fewer than two rows, or all rows equal).
 
     Examples
     --------
@@ -163,6 +189,8 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
     >>> X = np.array([[0.0], [1.0]])
     >>> resolve_gamma(X)   # mean squared distance over pairs i != j is 1
     1.0
+    >>> resolve_gamma(X, "scale")   # 1 / (1 feature x variance 1/4)
+    4.0
     """
     if isinstance(gamma, numbers.Real) and not isinstance(gamma, bool):
         if not np.isfinite(gamma) or gamma <= 0:
@@ -178,20 +206,12 @@ def resolve_gamma(X, gamma="mean_distance", max_samples=2000, random_state=0):
                          "positive number). Got X=None.")
     X = _check_data(X)
     n = X.shape[0]
-    # the estimate builds a max_samples² distance matrix: keep it within the memory budget
-    max_samples = min(max_samples, max(2, int(np.sqrt(memory_budget() / 8))))
-    if n > max_samples:
-        idx = np.random.default_rng(random_state).choice(n, max_samples, replace=False)
-        X = X[idx]
-        n = max_samples
     if gamma == "scale":
-        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
-        var = Xd.var()
-        return float(1.0 / (Xd.shape[1] * var)) if var > 0 else 1.0
+        var = _entry_variance(X) if X.size else 0.0
+        return float(1.0 / (X.shape[1] * var)) if var > 0 else 1.0
     if n < 2:
         return 1.0
-    D = _sq_dists(X, X)
-    mean = D.sum() / (n * (n - 1))
+    mean = 2.0 * n / (n - 1) * mean_squared_spread(X)
     if gamma == "wide":
         mean = 4.0 * mean
     return float(1.0 / mean) if mean > 0 else 1.0
