@@ -729,3 +729,27 @@ def test_bag_rules_against_a_written_out_reference(roi_data):
     u = separating_threshold(t, positive)
     assert np.sum((t > u) == positive) >= np.sum((t > 0) == positive)
     np.testing.assert_array_equal(rules["threshold"], clf.decision_function(test) > u)
+
+
+def test_set_kernel_baselines_against_their_written_out_definitions():
+    """The bench's set-kernel SVC: with misvm's NSK() defaults (linear, not normalized, C over
+    the number of bags) it is a linear SVC on the bag sums at C = 1/m; normalized, its kernel
+    is the cosine of the summed feature maps, so scaling one test bag's instances (linear
+    kernel) leaves its prediction unchanged."""
+    from sklearn.svm import SVC
+
+    from weakcvx.bench.mil import NormalizedSetKernelSVC
+
+    rng = np.random.default_rng(0)
+    bags = [rng.normal(size=(int(rng.integers(1, 6)), 4)) + (i % 2) for i in range(30)]
+    y = np.array([i % 2 for i in range(30)])
+    test = [rng.normal(size=(3, 4)) + 0.5 for _ in range(12)]
+    nsk = NormalizedSetKernelSVC(kernel="linear", normalize=False, scale_C=True).fit(bags, y)
+    sums = np.array([b.sum(axis=0) for b in bags])
+    reference = SVC(kernel="linear", C=1.0 / 30).fit(sums, y)
+    np.testing.assert_array_equal(nsk.predict(test),
+                                  reference.predict(np.array([b.sum(axis=0) for b in test])))
+    cosine = NormalizedSetKernelSVC(kernel="linear").fit(bags, y)
+    np.testing.assert_array_equal(cosine.predict(test), cosine.predict([3.0 * b for b in test]))
+    with pytest.raises(ValueError, match="kernel"):
+        NormalizedSetKernelSVC(kernel="poly").fit(bags, y)

@@ -257,33 +257,47 @@ def cross_validate_mil(bags, y, params, n_splits=10, random_state=0, progress=No
 
 
 class NormalizedSetKernelSVC:
-    r"""The normalized set kernel (Gärtner et al. 2002) with scikit-learn's SVC, the MIL
-    baseline of ``misvm``'s NSK: bags compared by
+    r"""The set kernel (Gärtner et al. 2002) with scikit-learn's SVC, the MIL baseline of
+    ``misvm``'s NSK: bags compared by
 
     .. math::
 
         k(B, B') = \frac{\sum_{a\in B, b\in B'} k(a, b)}
-                        {\sqrt{k(B, B)\, k(B', B')}}, \qquad k(a, b) = e^{-\gamma\|a-b\|^2},
+                        {\sqrt{k(B, B)\, k(B', B')}}
 
-    ``gamma`` = scikit-learn's ``"scale"`` on the training instances, ``C = 1`` (the SVC
-    default), and a precomputed-kernel SVC on the bags."""
+    (the denominator with ``normalize=True``), ``k(a, b) = e^{-\gamma\|a-b\|^2}`` with ``gamma``
+    scikit-learn's ``"scale"`` on the training instances, or ``k(a, b) = aᵀb``
+    (``kernel="linear"``), and a precomputed-kernel SVC on the bags at cost ``C``, divided by
+    the number of training bags with ``scale_C=True``. The defaults are the RBF kernel,
+    normalized, ``C = 1`` (the SVC default); ``misvm``'s own ``NSK()`` defaults are
+    ``kernel="linear", normalize=False, scale_C=True`` (:func:`peer_methods`' "NSK (misvm)").
+    """
 
-    def __init__(self, C=1.0):
+    def __init__(self, C=1.0, kernel="rbf", normalize=True, scale_C=False):
         self.C = C
+        self.kernel = kernel
+        self.normalize = normalize
+        self.scale_C = scale_C
 
     def _sums(self, bags, other):
         from weakcvx import kernels
 
         rows = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
         X, Y = np.vstack(bags), np.vstack(other[0])
-        K = kernels.rbf(X, Y, gamma=self.gamma_)
+        K = (X @ Y.T if self.kernel == "linear"
+             else kernels.rbf(X, Y, gamma=self.gamma_))
         left = np.zeros((len(bags), X.shape[0]))
         left[rows, np.arange(X.shape[0])] = 1.0
         return left @ K @ other[1].T
 
+    def _scaled(self, K, left_diag):
+        return K / np.sqrt(np.outer(left_diag, self.diag_)) if self.normalize else K
+
     def fit(self, bags, y):
         from sklearn.svm import SVC
 
+        if self.kernel not in ("rbf", "linear"):
+            raise ValueError(f"`kernel` must be 'rbf' or 'linear'. Got {self.kernel!r}.")
         X = np.vstack(bags)
         self.gamma_ = 1.0 / (X.shape[1] * X.var())
         self.bags_ = bags
@@ -292,21 +306,22 @@ class NormalizedSetKernelSVC:
         self.indicator_[rows, np.arange(X.shape[0])] = 1.0
         K = self._sums(bags, (bags, self.indicator_))
         self.diag_ = np.diag(K).copy()
-        self.svc_ = SVC(kernel="precomputed", C=self.C).fit(
-            K / np.sqrt(np.outer(self.diag_, self.diag_)), y)
+        C = self.C / len(bags) if self.scale_C else self.C
+        self.svc_ = SVC(kernel="precomputed", C=C).fit(self._scaled(K, self.diag_), y)
         return self
 
     def predict(self, bags):
         K = self._sums(bags, (self.bags_, self.indicator_))
         self_sums = np.array([self._sums([b], ([b], np.ones((1, len(b)))))[0, 0]
                               for b in bags])
-        return self.svc_.predict(K / np.sqrt(np.outer(self_sums, self.diag_)))
+        return self.svc_.predict(self._scaled(K, self_sums))
 
 
 def peer_methods():
-    """The four MIL methods of the seeds table, each a ``seed -> estimator`` factory with its
+    """The MIL methods of the seeds table, each a ``seed -> estimator`` factory with its
     defaults: ``MultiInstanceSVM()`` (label generation), its alternating MI-SVM and mi-SVM,
-    and the normalized set kernel SVC."""
+    the normalized set kernel SVC (RBF) and the set kernel SVC with ``misvm``'s ``NSK()``
+    defaults (linear, not normalized, ``C = 1`` over the number of training bags)."""
     from weakcvx import MultiInstanceSVM
 
     return {
@@ -316,6 +331,8 @@ def peer_methods():
         "mi-SVM (alt)": lambda seed: MultiInstanceSVM(relaxation="alternating", variant="mi",
                                                       random_state=seed),
         "NSK": lambda seed: NormalizedSetKernelSVC(),
+        "NSK (misvm)": lambda seed: NormalizedSetKernelSVC(kernel="linear", normalize=False,
+                                                           scale_C=True),
     }
 
 
