@@ -216,7 +216,10 @@ def _peers(result):
         parts.append(f"{r['data']} 10-fold CV over {len(r['per_seed']['NSK'])} CV seeds: "
                      f"MultiInstanceSVM **{acc['MultiInstanceSVM']['mean']:.3f}** "
                      f"({acc['MultiInstanceSVM']['min']:.3f}–{acc['MultiInstanceSVM']['max']:.3f})"
-                     f", NSK {acc['NSK']['mean']:.3f}, mi-SVM {acc['mi-SVM (alt)']['mean']:.3f}, "
+                     f", NSK {acc['NSK']['mean']:.3f}"
+                     + (f", NSK with misvm's defaults {acc['NSK (misvm)']['mean']:.3f}"
+                        if "NSK (misvm)" in acc else "")
+                     + f", mi-SVM {acc['mi-SVM (alt)']['mean']:.3f}, "
                      f"MI-SVM {acc['MI-SVM (alt)']['mean']:.3f}")
     llp = result.get("llp", [])
     if llp:
@@ -259,8 +262,8 @@ def _when(runs):
     """When the records were made: first and last finishing day, and benchmark time."""
     days = sorted({run["finished"][:10] for run in runs.values() if run.get("finished")})
     total = sum(run["seconds"] for run in runs.values()) / 60
-    span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    return (f"The records were made from {span} ({total:.0f} min of benchmark time in all; "
+    span = f"on {days[0]}" if len(days) == 1 else f"from {days[0]} to {days[-1]}"
+    return (f"The records were made {span} ({total:.0f} min of benchmark time in all; "
             "REPRODUCTION.md says on which machine, at which commits and which benchmarks "
             "shared the cores).")
 
