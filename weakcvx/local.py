@@ -265,6 +265,53 @@ class _OffsetSVM:
         return self.alpha * self.y
 
 
+#: Coordinate-descent passes over the data allowed to one SVM fit of alter-∝SVM's linear path
+#: (LIBLINEAR's ``max_iter``), and to the final solve of the kept model.
+LINEAR_EPOCHS = (1000, 10000)
+
+
+class _LinearOffsetFit:
+    """The SVM with offset of one alter-∝SVM restart on the feature matrix
+    (``engine``, a :class:`weakcvx.svm.LinearOffsetSVM` of its own), warm-started as :class:`_OffsetSVM`: ``α`` scaled
+    by ``C_new / C_old``, a point whose label flipped at ``C_new`` inside its new margin and at 0
+    outside, the offset kept. Same interface as :class:`_OffsetSVM` (``n_iter`` counts
+    epochs, ``max_iter`` caps them)."""
+
+    def __init__(self, engine, tol):
+        self.engine = engine
+        self.tol = tol
+        n = engine.R.shape[0]
+        self.alpha, self.y, self.C = np.zeros(n), None, None
+        self.scores, self.rho = np.zeros(n), 0.0
+        self.max_iter = None
+        self.converged, self.n_iter, self.n_capped = True, 0, 0
+
+    def fit(self, y, C):
+        """Solve for labels ``y`` at cost ``C``; returns ``(scores, ½‖w‖²)``."""
+        alpha = None
+        if self.y is not None:
+            alpha = np.minimum(self.alpha * (C / self.C), C)
+            flipped = y != self.y
+            alpha[flipped] = np.where(y[flipped] * self.scores[flipped] < 1.0, C, 0.0)
+        engine = self.engine
+        engine.tol = self.tol
+        engine.max_epochs = LINEAR_EPOCHS[0] if self.max_iter is None else int(self.max_iter)
+        engine.fit(y, C, alpha0=alpha, offset0=-self.rho)
+        self.n_iter += engine.n_epochs
+        self.converged = engine.converged
+        if not engine.converged:
+            self.n_capped += 1
+            logger.info("alter-proportion-SVM: the linear SVM stopped at its epoch cap (C=%g)",
+                        C)
+        self.alpha, self.y, self.C, self.rho = engine.alpha, y, C, -engine.offset
+        self.scores = engine.training_scores()
+        return self.scores, 0.5 * float(engine.w @ engine.w)
+
+    @property
+    def beta(self):
+        return self.alpha * self.y
+
+
 def _proportion_loss(y, bag_index, proportions, sizes, eps):
     """``Σ_k (|p̃_k(y) − p_k| − ε)₊``."""
     p_tilde = np.bincount(bag_index, weights=(y > 0).astype(float),
@@ -291,17 +338,19 @@ SMO_PASSES = (100, 500)
 SMO_CAPPED_PER_STEP = 2
 
 
-def _alter_proportion_run(K, bag_index, proportions, C, C_p, eps, seed, C_start, growth, tol,
-                          max_iter, svm_tol, anneal_tol=None, initial=None, smo_passes=None):
+def _alter_proportion_run(make_svm, bag_index, proportions, C, C_p, eps, seed, C_start, growth,
+                          tol, max_iter, svm_tol, anneal_tol=None, initial=None,
+                          smo_passes=None):
     """One restart of alter-∝SVM (Yu et al. 2013, Algorithm 1) from uniform random labels
-    (or from ``initial``)."""
+    (or from ``initial``); ``make_svm(svm_tol)`` builds its SVM (:class:`_OffsetSVM` on a
+    kernel matrix or :class:`_LinearOffsetFit` on the features)."""
     rng = np.random.RandomState(seed)
-    n = K.shape[0]
+    n = len(bag_index)
     y = np.where(rng.rand(n) < 0.5, 1.0, -1.0)  # docs/design.rst §3.6: uniform start
     if initial is not None:
         y = np.asarray(initial, dtype=float).copy()
     sizes = np.bincount(bag_index, minlength=len(proportions))
-    svm = _OffsetSVM(K, svm_tol)
+    svm = make_svm(svm_tol)
     C_star = C_start * C
     n_fits = 0
     history = []
@@ -371,19 +420,44 @@ def _solve_kept_model(K, run, bag_index, proportions, C, C_p, eps, svm_tol):
                 n_smo_capped=run["n_smo_capped"] + (not converged))
 
 
+def _solve_kept_linear(shared, run, bag_index, proportions, C, C_p, eps, svm_tol):
+    """The linear path's :func:`_solve_kept_model`: the kept restart's SVM on its final labels
+    continued with ``LINEAR_EPOCHS[1]`` passes (the run unchanged if its fit converged)."""
+    if run["converged"]:
+        return run
+    y = run["labels"]
+    engine = shared.spawn(tol=svm_tol, max_epochs=LINEAR_EPOCHS[1])
+    engine.fit(y, C, alpha0=np.minimum(run["alpha"], C), offset0=run["intercept"])
+    scores = engine.training_scores()
+    sizes = np.bincount(bag_index, minlength=len(proportions))
+    value = _proportion_objective(0.5 * float(engine.w @ engine.w), scores, y, bag_index,
+                                  proportions, sizes, C, C_p, eps)
+    return dict(run, beta=engine.alpha * y, intercept=engine.offset, value=value,
+                alpha=engine.alpha, converged=engine.converged,
+                n_smo_iter=run["n_smo_iter"] + engine.n_epochs,
+                n_smo_capped=run["n_smo_capped"] + (not engine.converged))
+
+
 def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
-    """ConvergenceWarning naming the SMO when some fits of alter-∝SVM stopped at their cap."""
+    """ConvergenceWarning naming the SVM solver when some fits of alter-∝SVM stopped at their
+    cap (``smo_passes`` None: the linear path's coordinate descent)."""
     from sklearn.exceptions import ConvergenceWarning
 
     from ._smo import default_max_iter
 
+    if smo_passes is None:
+        solver = ("linear SVM (weakcvx.svm.LinearOffsetSVM, LIBLINEAR's dual coordinate "
+                  f"descent) stopped at its cap of {LINEAR_EPOCHS[0]} passes over the {n} points")
+        final = f"at {LINEAR_EPOCHS[1]} passes"
+    else:
+        solver = (f"SMO solver (weakcvx._smo.svm_offset_solve, libsvm's algorithm) stopped at "
+                  f"its iteration cap ({smo_passes[0]:g} passes over the {n} points while "
+                  f"C* < C, {smo_passes[1]:g} at C* = C)")
+        final = f"at the SMO's own cap (max_iter={default_max_iter(n)})"
     warnings.warn(
-        f"alter-proportion-SVM: its SMO solver (weakcvx._smo.svm_offset_solve, libsvm's "
-        f"algorithm) stopped at its iteration cap in {n_capped} of {n_fits} SVM fits "
-        f"({smo_passes[0]:g} passes over the {n} points while C* < C, {smo_passes[1]:g} at "
-        "C* = C): the labels come from approximate fits"
-        + ("" if converged else ", and the returned model did not converge either at the "
-           f"SMO's own cap (max_iter={default_max_iter(n)})")
+        f"alter-proportion-SVM: its {solver} in {n_capped} of {n_fits} SVM fits: the labels "
+        "come from approximate fits"
+        + ("" if converged else f", and the returned model did not converge either {final}")
         + ". The SVM's iterations grow with C·max_i k(x_i, x_i): standardize the features "
         "(sklearn.preprocessing.StandardScaler) or lower C.", ConvergenceWarning, stacklevel=3)
 
@@ -391,7 +465,8 @@ def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
 def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_init=10,
                          random_state=0, n_jobs=None, C_start=1e-5, growth=1.5, tol=1e-4,
                          max_iter=50, svm_tol=1e-3, verbose=0, initial=None,
-                         initial_C_start=0.1, initial_ratio=2.0, smo_passes=None):
+                         initial_C_start=0.1, initial_ratio=2.0, smo_passes=None,
+                         features=None):
     r"""alter-∝SVM: alternating optimisation with annealing and random restarts.
 
     Minimises (Yu et al. 2013, eq. 4 with the absolute proportion loss; docs/design.rst §3.6)
@@ -421,15 +496,18 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     and solved to ``max(svm_tol, 1e-2)`` while ``C* < C`` (the labels, not the exact
     ``α``, are what an annealing step passes on; ``svm_tol`` at ``C* = C``); chosen against
     cold libsvm solves on heart, australian and german (docs/methods/llp.rst, "Measurements
-    behind the defaults"). The SMO releases the GIL, so the restarts run in joblib threads
-    (``prefer="threads"``, no process start-up nor copy of ``K``; a joblib backend set by
-    the caller, e.g. Dask, still applies). Their seeds are drawn from ``random_state`` before
-    dispatch, so the result does not depend on ``n_jobs``.
+    behind the defaults"). With ``features`` (the linear kernel) the SVM runs on the feature
+    matrix instead, :class:`weakcvx.svm.LinearOffsetSVM` (LIBLINEAR's coordinate descent
+    with proximal steps on the offset; same problem, same warm starts and tolerances), in
+    ``O(n·d)`` memory: no ``n × n`` kernel. Both solvers release the GIL, so the restarts run
+    in joblib threads (``prefer="threads"``, no process start-up nor copy of ``K``; a joblib
+    backend set by the caller, e.g. Dask, still applies). Their seeds are drawn from
+    ``random_state`` before dispatch, so the result does not depend on ``n_jobs``.
 
     Parameters
     ----------
-    K : ndarray of shape (n, n)
-        Kernel matrix (``X Xᵀ`` for the linear kernel).
+    K : ndarray of shape (n, n) or None
+        Kernel matrix; None with ``features``.
     bag_index : ndarray of int, shape (n,)
         Bag of each point in ``0..n_bags-1`` (every bag non-empty).
     proportions : ndarray of shape (n_bags,)
@@ -461,7 +539,13 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         :data:`SMO_CAPPED_PER_STEP` capped fits, the kept run's model is solved on at the SMO's
         own cap, and a ``ConvergenceWarning`` names the solver when a cap was reached (e.g.
         :data:`SMO_PASSES`, what ``ProportionSVM`` uses on unscaled features). None: every fit
-        at the SMO's own cap, ``max(10⁶, 100 n)``.
+        at the SMO's own cap, ``max(10⁶, 100 n)``. Not used with ``features``: each linear
+        fit stops at ``LINEAR_EPOCHS[0]`` passes (counted in ``n_smo_capped``), the kept model
+        is solved on up to ``LINEAR_EPOCHS[1]``, and a ``ConvergenceWarning`` names the solver
+        when that one did not converge.
+    features : ndarray or scipy.sparse matrix of shape (n, d) or None
+        The feature matrix of the linear kernel ``K = X Xᵀ``: the SVM fits run on it
+        (:class:`weakcvx.svm.LinearOffsetSVM`) and ``K`` must be None.
 
     Returns
     -------
@@ -473,8 +557,9 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         share ½‖w‖² and every hinge loss, only the proportion term tells them apart);
         ``initial_value`` (objective of the ``initial`` run, NaN without one) and ``start``
         (``"initial"`` or ``"random"``, the kept run's); ``converged`` (the SMO of the returned
-        model met ``svm_tol``), ``n_smo_iter`` and ``n_smo_capped`` (SMO pair updates and fits
-        stopped at their cap, over all runs).
+        model met ``svm_tol``), ``n_smo_iter`` and ``n_smo_capped`` (SMO pair updates, or
+        coordinate-descent passes with ``features``, and fits stopped at their cap, over all
+        runs).
 
     Examples
     --------
@@ -491,35 +576,57 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
 
     rng = check_random_state(random_state)
     seeds = rng.randint(np.iinfo(np.int32).max, size=n_init)
-    K = np.ascontiguousarray(K, dtype=np.float64)
+    if (features is None) == (K is None):
+        raise ValueError("Give the kernel matrix `K` or the linear kernel's `features`, not "
+                         f"both nor neither. Got K={'None' if K is None else 'an array'} and "
+                         f"features={'None' if features is None else 'an array'}.")
+    if features is None:
+        K = np.ascontiguousarray(K, dtype=np.float64)
+        n = K.shape[0]
+
+        def make_svm(svm_tol):
+            return _OffsetSVM(K, svm_tol)
+    else:
+        from .svm import LinearOffsetSVM
+
+        n, smo_passes = features.shape[0], None
+        shared = LinearOffsetSVM(features, tol=svm_tol, max_epochs=LINEAR_EPOCHS[0])
+
+        def make_svm(svm_tol):  # each restart its own state, one copy of the features
+            return _LinearOffsetFit(shared.spawn(), svm_tol)
     bag_index = np.asarray(bag_index, dtype=np.intp)
     proportions = np.asarray(proportions, dtype=np.float64)
     # single-threaded BLAS: restarts are the parallel unit, and a multi-threaded n×n
     # matrix-vector product is far slower on a loaded machine (docs/methods/llp.rst)
     with threadpool_limits(limits=1, user_api="blas"):
         runs = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_alter_proportion_run)(K, bag_index, proportions, C, C_p, eps, int(seed),
-                                           C_start, growth, tol, max_iter, svm_tol,
+            delayed(_alter_proportion_run)(make_svm, bag_index, proportions, C, C_p, eps,
+                                           int(seed), C_start, growth, tol, max_iter, svm_tol,
                                            max(svm_tol, 1e-2), smo_passes=smo_passes)
             for seed in seeds)
         start = None if initial is None else _alter_proportion_run(
-            K, bag_index, proportions, C, C_p, eps, 0, initial_C_start, growth, tol, max_iter,
-            svm_tol, max(svm_tol, 1e-2), initial=initial, smo_passes=smo_passes)
+            make_svm, bag_index, proportions, C, C_p, eps, 0, initial_C_start, growth, tol,
+            max_iter, svm_tol, max(svm_tol, 1e-2), initial=initial, smo_passes=smo_passes)
     values = np.array([r["value"] for r in runs])
     best = dict(runs[int(np.argmin(values))])  # first minimiser: independent of n_jobs
     best["start"] = "random"
     if start is not None and not best["value"] * initial_ratio < start["value"]:
         best = dict(start, start="initial")
     kept = best
-    if smo_passes is not None:
+    if features is not None:
+        kept = _solve_kept_linear(shared, best, bag_index, proportions, C, C_p, eps, svm_tol)
+    elif smo_passes is not None:
         with threadpool_limits(limits=1, user_api="blas"):
             kept = _solve_kept_model(K, best, bag_index, proportions, C, C_p, eps, svm_tol)
     every = runs + ([] if start is None else [start])
     for key in ("n_smo_iter", "n_smo_capped"):  # over every run, plus the kept model's solve
         kept[key] += sum(r[key] for r in every) - best[key]
-    if smo_passes is not None and kept["n_smo_capped"]:
+    # the linear path's capped intermediate fits are counted, not warned about: a few
+    # standardised fits need more than LINEAR_EPOCHS[0] passes, and only labels come of them
+    if (kept["n_smo_capped"] if features is None and smo_passes is not None
+            else features is not None and not kept["converged"]):
         _warn_capped(kept["n_smo_capped"], sum(r["n_fits"] for r in every) + (kept is not best),
-                     kept["converged"], K.shape[0], smo_passes)
+                     kept["converged"], n, smo_passes)
     best = kept
     del best["alpha"]
     best["values"] = values

@@ -301,16 +301,21 @@ def mean_map_statistic(X, bag_index, proportions):
 
     Returns
     -------
-    Xa : ndarray (n, d + 1)
-        ``X`` with a constant feature 1 appended.
+    Xa : ndarray or CSR matrix (n, d + 1)
+        ``X`` with a constant feature 1 appended (sparse for sparse ``X``).
     mu_xy : ndarray (d + 1,)
     class_means : ndarray (2, d + 1)
         Rows ``μ₊``, ``μ₋``.
     """
     p = proportions
     n_bags = len(p)
-    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
-    means = np.asarray(bag_means_matrix(bag_index, n_bags) @ Xa)
+    ones = np.ones((X.shape[0], 1))
+    if sp.issparse(X):  # sparse stays sparse: the statistics are (d + 1)-vectors
+        Xa = sp.hstack([X, ones], format="csr")
+        means = (bag_means_matrix(bag_index, n_bags) @ Xa).toarray()
+    else:
+        Xa = np.hstack([X, ones])
+        means = np.asarray(bag_means_matrix(bag_index, n_bags) @ Xa)
     P = np.column_stack([p, 1 - p])
     class_means = np.linalg.lstsq(P, means, rcond=None)[0]  # rows μ₊, μ₋
     sizes = np.bincount(bag_index, minlength=n_bags)

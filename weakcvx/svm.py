@@ -14,12 +14,16 @@ so a dual variable ``i`` of label ``t`` uses the row ``R[rows[t, i]]`` with sign
   for an explicit ``Q`` (or an operator) that is ill-conditioned with few free variables, as
   ``K ∘ M`` in the low-rank SDP's primal descent.
 - :func:`box_qp_cvxpy`: the readable CVXPY reference on an explicit ``Q``.
+- :class:`LinearOffsetSVM`: the linear SVM with a free offset on the feature matrix (proximal
+  steps on the offset around the same coordinate descent), and its CVXPY reference
+  :func:`linear_svm_offset_cvxpy`.
 - :func:`label_kernel`: the dense ``Q`` (small problems and tests only).
 - :func:`svm_objective`: the primal value ½Σμ‖w_t‖² + Σ c_i hinge(·) at given ``w`` or ``alpha``.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import warnings
 import weakref
@@ -41,6 +45,8 @@ __all__ = [
     "solve_box_qp",
     "solve_box_qp_newton",
     "box_qp_cvxpy",
+    "LinearOffsetSVM",
+    "linear_svm_offset_cvxpy",
     "label_kernel",
     "svm_objective",
 ]
@@ -423,7 +429,7 @@ def _swap_out(index, s, active):
     return active
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _cd_dense(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking):
     n_labels, m = rows.shape
     dim = R.shape[1]
@@ -476,7 +482,7 @@ def _cd_dense(R, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrink
     return epoch, False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _cd_csr(
     indptr, indices, data, rows, signs, mu, c, qd, alpha, W, tol, max_epochs, seed, shrinking
 ):
@@ -1335,6 +1341,205 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
                          converged=converged, quadratics=np.array([2.0 * half_norm]))
 
 
+# ---------------------------------------------------------------------------------------------
+# The linear SVM with a free offset (primal features, proximal steps on the offset)
+# ---------------------------------------------------------------------------------------------
+
+#: Value ``s`` of the constant feature that carries the offset in the proximal steps of
+#: :class:`LinearOffsetSVM` (``(b − b₀)² / (2 s²)``): LIBLINEAR's default bias feature.
+OFFSET_FEATURE = 1.0
+
+#: Proximal steps on the offset per :meth:`LinearOffsetSVM.fit` before it gives up.
+MAX_OFFSET_STEPS = 60
+
+
+class LinearOffsetSVM:
+    r"""The linear SVM with a free (unregularised) offset, solved in the feature space.
+
+    .. math::
+
+        \min_{w, b} \tfrac12\|w\|^2 + \sum_i c_i \max(0, 1 - y_i (w\cdot x_i + b))
+
+    The offset puts the equality ``yᵀα = 0`` in the dual, which coordinate descent cannot keep
+    (libsvm's SMO, :mod:`weakcvx._smo`, moves pairs instead, on an ``n × n`` kernel). Here the
+    offset is found by proximal steps. For a centre ``b₀``
+
+    .. math::
+
+        \min_{w, b} \tfrac12\|w\|^2 + \frac{(b - b_0)^2}{2 s^2}
+            + \sum_i c_i \max(0, 1 - y_i (w\cdot x_i + b))
+
+    is LIBLINEAR's problem on the features ``[x_i, s]`` with the weight of the constant feature
+    shifted by ``b₀ / s``: the dual coordinate descent of :func:`solve_box_qp` (same kernels,
+    the weights started at ``[Xᵀ(α∘y), b₀/s + s·yᵀα]``), and its solution has
+    ``b = b₀ + s²·yᵀα``. With ``g(b) = min_w`` of the objective (convex in ``b``), the
+    optimality of that step reads ``g'(b) = −yᵀα``: every step samples the derivative of ``g``.
+    The centres follow those samples: outward, doubling the step, until the root of ``g'`` is
+    bracketed, then regula falsi with the Illinois modification inside the bracket (``g'`` is
+    piecewise affine, so the steps end once the root's piece is reached). A fit stops when
+    ``|yᵀα| ≤ tol · max_i c_i`` (the equality of the dual holds to one point's share ``tol`` of
+    its box) or when the bracket is narrower than ``tol`` (a kink of ``g``, e.g. at a tiny
+    ``C`` where ``g`` is nearly ``C Σ hinge(y_i b)``).
+
+    Memory: one copy of ``X`` with the constant column (dense, or CSR for sparse ``X``) and
+    ``O(n + d)`` vectors; no ``n × n`` array.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+        Features (finite values).
+    tol : float, default=1e-3
+        Projected-gradient tolerance of the coordinate descent (LIBLINEAR's ``eps``, about the
+        scale of libsvm's) and of the offset search above.
+    max_epochs : int, default=1000
+        Passes over the data per fit, over all its proximal steps (LIBLINEAR's cap).
+    random_state : int, RandomState or None, default=0
+        Seeds the coordinate order.
+    backend : {"numba", "numpy"}, default="numba"
+        ``"numpy"``: :func:`solve_box_qp`'s readable twin (same iterates, slow).
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,), offset : float
+        The model ``f(x) = w·x + offset`` of the last fit.
+    alpha : ndarray of shape (n,)
+        Its dual variables (``w = Σ_i α_i y_i x_i``, ``0 ≤ α ≤ c``; ``yᵀα ≈ 0``).
+    n_epochs, n_steps : int
+        Coordinate-descent passes and proximal steps of the last fit.
+    converged : bool
+        Whether the last fit met both stopping rules within ``max_epochs``.
+
+    See Also
+    --------
+    weakcvx._smo.svm_offset_solve : the same problem by SMO on a kernel matrix.
+    linear_svm_offset_cvxpy : the readable reference (a CVXPY model of the primal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(200, 3)
+    >>> y = np.where(X[:, 0] + 0.5 * rng.randn(200) > 1.0, 1.0, -1.0)  # boundary off the origin
+    >>> svm = LinearOffsetSVM(X).fit(y, 1.0)
+    >>> value, w, offset = linear_svm_offset_cvxpy(X, y, 1.0)
+    >>> svm.converged, round(svm.offset, 2), round(offset, 2)
+    (True, -2.43, -2.43)
+    """
+
+    def __init__(self, X, tol=1e-3, max_epochs=1000, random_state=0, backend="numba"):
+        if not isinstance(tol, Real) or not np.isfinite(tol) or tol <= 0:
+            raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
+        if isinstance(max_epochs, bool) or not isinstance(max_epochs, Integral) \
+                or max_epochs < 1:
+            raise ValueError(f"`max_epochs` must be an integer >= 1. Got {max_epochs!r} "
+                             "instead.")
+        if backend not in ("numba", "numpy"):
+            raise ValueError(f"`backend` must be 'numba' or 'numpy'. Got {backend!r} instead.")
+        n = X.shape[0]
+        column = np.full((n, 1), OFFSET_FEATURE)
+        if sp.issparse(X):
+            R = sp.hstack([X, sp.csr_matrix(column)], format="csr")
+        else:
+            R = np.hstack([np.asarray(X, dtype=np.float64), column])
+        self.R, self.row_norms_sq = _check_factor(R)
+        self.tol, self.max_epochs, self.backend = float(tol), int(max_epochs), backend
+        self.seed = _coordinate_seed(random_state)
+        self.w, self.offset, self.alpha = np.zeros(R.shape[1] - 1), 0.0, np.zeros(n)
+        self.n_epochs, self.n_steps, self.converged = 0, 0, True
+
+    def _prox_step(self, y, c, alpha, centre, max_epochs):
+        """One proximal step from ``centre`` (``alpha`` updated in place); returns
+        ``(W, epochs, converged)`` with ``W = [w, b / s]``."""
+        rows, signs = np.arange(len(y))[None, :], y[None, :]
+        W = _weights_from_alpha(self.R, rows, signs, alpha)
+        W[0, -1] += centre / OFFSET_FEATURE
+        args = (rows, signs, np.ones(1), c, self.row_norms_sq, alpha, W, self.tol, max_epochs,
+                self.seed, True)
+        if self.backend == "numpy":
+            epochs, converged = _box_qp_numpy(self.R, *args)
+        elif sp.issparse(self.R):
+            epochs, converged = _cd_csr(self.R.indptr, self.R.indices, self.R.data, *args)
+        else:
+            epochs, converged = _cd_dense(self.R, *args)
+        return W, epochs, converged
+
+    def fit(self, y, c, alpha0=None, offset0=None):
+        """Solve for labels ``y`` (±1) and costs ``c`` (scalar or per point), warm-started
+        from ``alpha0`` (in ``[0, c]``; default 0) and the offset ``offset0`` (default 0).
+        Returns ``self``."""
+        y = np.asarray(y, dtype=np.float64)
+        c = _check_costs(c, len(y))
+        alpha = np.zeros(len(y)) if alpha0 is None else _check_alpha(alpha0, c)
+        self.n_epochs = self.n_steps = 0
+        if np.all(y == y[0]):  # one class: w = 0, b = y₀ meets every margin
+            self.w, self.offset, self.alpha = np.zeros_like(self.w), float(y[0]), alpha * 0.0
+            self.converged = True
+            return self
+        centre = 0.0 if offset0 is None else float(offset0)
+        lo = hi = last = None  # samples (b, g'(b)): g' < 0 and g' > 0 (the root between), last
+        side, growth, steps_ok, converged = 0, 0.0, False, True
+        while self.n_steps < MAX_OFFSET_STEPS and self.n_epochs < self.max_epochs:
+            W, epochs, converged = self._prox_step(y, c, alpha, centre,
+                                                   self.max_epochs - self.n_epochs)
+            self.n_epochs += int(epochs)
+            self.n_steps += 1
+            b = OFFSET_FEATURE * W[0, -1]
+            slope = -float(alpha @ y)  # g'(b)
+            if abs(slope) <= self.tol * float(c.max()):
+                steps_ok = True
+                break
+            if slope < 0:
+                if side < 0 and hi is not None:
+                    hi[1] *= 0.5  # Illinois: the same end moved twice
+                lo, side = [b, slope], -1
+            else:
+                if side > 0 and lo is not None:
+                    lo[1] *= 0.5
+                hi, side = [b, slope], 1
+            if lo is not None and hi is not None:
+                if hi[0] - lo[0] <= self.tol:
+                    steps_ok = True
+                    break
+                centre = lo[0] - lo[1] * (hi[0] - lo[0]) / (hi[1] - lo[1])
+            else:
+                centre = self._outward_centre(b, slope, centre, last, growth)
+                growth = 2.0 * growth + 1.0
+            last = (b, slope)
+        self.w, self.offset, self.alpha = W[0, :-1].copy(), float(b), alpha
+        self.converged = bool(converged and steps_ok)
+        return self
+
+    def training_scores(self):
+        """``f(x_i) = w·x_i + offset`` on the training rows (one product with the stored
+        matrix, no copy of it)."""
+        return np.asarray(self.R @ np.append(self.w, self.offset / OFFSET_FEATURE)).ravel()
+
+    def spawn(self, **params):
+        """A solver sharing this one's matrix (no copy) with its own state and, optionally,
+        other ``tol`` / ``max_epochs``: one per restart of an outer loop, safe in threads."""
+        other = copy.copy(self)
+        other.w, other.offset, other.alpha = np.zeros_like(self.w), 0.0, np.zeros_like(self.alpha)
+        for name, value in params.items():
+            if name not in ("tol", "max_epochs"):
+                raise TypeError(f"spawn() takes `tol` and `max_epochs`. Got {name!r}.")
+            setattr(other, name, value)
+        return other
+
+    @staticmethod
+    def _outward_centre(b, slope, centre, last, growth):
+        """The next centre while the root of ``g'`` is not bracketed: the secant root of the
+        last two samples when their slope is positive (exact where ``g'`` is affine) and it
+        lies within 16 proximal moves, else ``b`` pushed on by ``growth`` times the last
+        proximal move (0, 1, 3, 7, ...: the plain proximal point first, then doubling, for a
+        nearly flat ``g'`` as at a tiny ``C``)."""
+        move = b - centre  # = −s² g'(b)
+        if last is not None and (slope - last[1]) * (b - last[0]) > 0:
+            root = b - slope * (b - last[0]) / (slope - last[1])
+            if abs(root - b) <= 16.0 * abs(move):
+                return root
+        return b + growth * move
+
+
 def box_qp_cvxpy(Q, c, solver=None, solver_options=None, factor=None):
     """Reference solver: ``max_{0 <= α <= c} 1ᵀα − ½ αᵀQα`` as a CVXPY model.
 
@@ -1412,6 +1617,50 @@ def box_qp_cvxpy(Q, c, solver=None, solver_options=None, factor=None):
     elif status != cp.OPTIMAL:
         raise SolverError(str(solver), str(status))
     return float(problem.value), np.asarray(alpha.value, dtype=np.float64)
+
+
+def linear_svm_offset_cvxpy(X, y, c, solver=None):
+    r"""Reference solver of :class:`LinearOffsetSVM`'s problem as a CVXPY model of the primal:
+
+    .. math::
+
+        \min_{w, b} \tfrac12\|w\|^2 + \sum_i c_i \max(0, 1 - y_i (w\cdot x_i + b)).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+    y : ndarray of shape (n,), values ±1
+    c : float or ndarray of shape (n,)
+    solver : str, default=None
+        A CVXPY solver name; ``None``: Clarabel, as :func:`box_qp_cvxpy`.
+
+    Returns
+    -------
+    value : float
+    w : ndarray of shape (d,)
+    offset : float
+
+    Raises
+    ------
+    SolverError
+        When the solver fails or ends with a status other than optimal.
+    """
+    import cvxpy as cp
+
+    y = np.asarray(y, dtype=np.float64)
+    c = _check_costs(c, len(y))
+    solver = cp.CLARABEL if solver is None else solver
+    w, b = cp.Variable(X.shape[1], name="w"), cp.Variable(name="b")
+    margins = cp.multiply(y, X @ w + b)
+    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)
+                                     + c @ cp.pos(1 - margins)))
+    try:
+        problem.solve(solver=solver)
+    except cp.error.SolverError as exc:
+        raise SolverError(str(solver), "solver_error", str(exc)) from exc
+    if problem.status != cp.OPTIMAL:
+        raise SolverError(str(solver), str(problem.status))
+    return float(problem.value), np.asarray(w.value, dtype=np.float64), float(b.value)
 
 
 def label_kernel(factor, rows, signs, mu=None):

@@ -1,5 +1,5 @@
-"""Scale: RBF problems of 20,000+ points through a low-rank kernel factor, and the linear path
-on 500,000+ sparse rows (``weakcvx bench scale``).
+"""Scale: RBF problems of 20,000+ points through a low-rank kernel factor, label proportions on
+20,000 rows, and the linear path on 500,000+ sparse rows (``weakcvx bench scale``).
 
 **RBF through the factor.** An n×n RBF kernel at n = 20,000 is 3.2 GB; the label-generation
 driver only ever needs a factor ``R`` (n×r) with ``K ≈ R Rᵀ``. The pivoted Cholesky factor
@@ -21,6 +21,12 @@ solution's labeling.
 on all the true labels; the WellSVM paper's figure is RCV1, 677,399 rows in under 1000 s. The
 S3VM fit runs in a separate process with a time limit (quick 600 s, full 3600 s) so a slow fit
 is reported as a timeout, not waited for.
+
+**Label proportions at scale.** ``ProportionSVM()`` (alter-∝SVM, linear kernel) fits on the
+feature matrix above 1,000 rows (:class:`weakcvx.svm.LinearOffsetSVM`: no n × n kernel), on
+``make_classification(n, 20, n_informative=8)`` in random bags of 16 at n = 5,000 and 20,000,
+with its peak traced memory, beside one ``LinearSVC`` fit on the true labels and, at 5,000
+rows, the dense-kernel path (``kernel="precomputed"`` on ``X Xᵀ``, SMO on the n × n kernel).
 
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
@@ -49,6 +55,7 @@ GAMMA = 10.0
 TOL = 1e-2
 PAPER_SCALE = "Scale (WellSVM's claim: RCV1, 677k rows, < 1000 s)"
 RANK_TABLE = "Scale: rank-r factor against the exact kernel (the 'paper' column is the exact kernel)"
+LLP_TABLE = "Scale: ProportionSVM on the feature matrix (no paper figure)"
 
 
 def rbf_problem(n, seed=0):
@@ -204,9 +211,79 @@ def linear_at_scale(n_rows=560_000, n_features=20_000, nnz_per_row=50, time_limi
     return record
 
 
+def proportion_at_scale(n, dense_baseline=False, seed=0):
+    """``ProportionSVM()`` (linear kernel: the feature path above
+    :data:`weakcvx.estimators.proportion.PRIMAL_MIN_ROWS` rows) on
+    ``make_classification(n, 20, n_informative=8)`` in random bags of 16; one record with its
+    seconds, peak traced memory and accuracy on the training rows, beside one ``LinearSVC``
+    fit on the true labels and, with ``dense_baseline``, the dense-kernel path
+    (``kernel="precomputed"`` on ``K = X Xᵀ``: SMO on the n × n kernel, as below that size).
+    """
+    import tracemalloc
+
+    from sklearn.datasets import make_classification
+    from sklearn.svm import LinearSVC
+
+    from weakcvx import ProportionSVM, datasets
+
+    X, y = make_classification(n, 20, n_informative=8, random_state=seed)
+    bags, p = datasets.make_bags(X, y, 16, random_state=seed)
+
+    def timed(fit):
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = fit()
+        seconds = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        return model, seconds, peak
+
+    model, seconds, peak = timed(lambda: ProportionSVM(random_state=seed).fit(X, bags, p))
+    record = {"n": n, "seconds": seconds, "peak_mib": peak,
+              "accuracy": float(np.mean(model.predict(X) == y)), "x_mib": X.nbytes / 2**20}
+    svc, record["svc_seconds"], _ = timed(
+        lambda: LinearSVC(loss="hinge", C=1.0, max_iter=5000).fit(X, y))
+    if dense_baseline:
+        K = X @ X.T
+        dense, record["dense_seconds"], record["dense_peak_mib"] = timed(
+            lambda: ProportionSVM(kernel="precomputed", random_state=seed).fit(K, bags, p))
+        record["dense_accuracy"] = float(np.mean(dense.predict(K) == y))
+    return record
+
+
+def _print_proportion(rows, quick):
+    """``bench scale``'s LLP table (see :func:`proportion_at_scale`)."""
+    sizes = (5000,) if quick else (5000, 20000)
+    print("\nLabel proportions: ProportionSVM() (linear kernel, the feature path) on "
+          "make_classification(n, 20), bags of 16, accuracy on the training rows; "
+          "beside one LinearSVC fit (true labels) and, at 5,000 rows, the dense-kernel path "
+          "(SMO on K = X Xᵀ) in the same process")
+    print(f"{'n':>7}{'seconds':>9}{'x LinearSVC':>12}{'peak MiB':>10}{'X MiB':>7}"
+          f"{'accuracy':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
+    for n in sizes:
+        r = proportion_at_scale(n, dense_baseline=n == sizes[0])
+        dense = (f"{r['dense_seconds']:>9.1f}{r['dense_peak_mib']:>10.0f}"
+                 f"{r['dense_accuracy']:>10.3f}" if "dense_seconds" in r else
+                 f"{'—':>9}{'—':>10}{'—':>10}")
+        print(f"{n:>7}{r['seconds']:>9.1f}{r['seconds'] / r['svc_seconds']:>12.1f}"
+              f"{r['peak_mib']:>10.0f}{r['x_mib']:>7.1f}{r['accuracy']:>10.3f}{dense}")
+        note = (f"{r['seconds'] / r['svc_seconds']:.1f}x one LinearSVC fit, peak "
+                f"{r['peak_mib']:.0f} MiB")
+        if "dense_seconds" in r:
+            note += (f"; dense-kernel path {r['dense_seconds']:.1f} s, "
+                     f"{r['dense_peak_mib']:.0f} MiB, accuracy {r['dense_accuracy']:.3f}")
+        rows.append({"paper": LLP_TABLE,
+                     "quantity": f"ProportionSVM, n={n}, bags of 16: training accuracy",
+                     "paper_value": None, "ours": r["accuracy"], "seconds": r["seconds"],
+                     "note": note, "raw": r})
+
+
 def bench_scale(quick=False):
     """Rank cost at n = 3000 (quick 1000), RBF at n = 20,000 and 50,000 (quick 20,000) through
-    a rank-200 factor, and the linear path on ~515k sparse rows (time limit 3600 s; quick 600 s).
+    a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (quick 5,000), and the linear path
+    on ~515k sparse rows (time limit 3600 s; quick 600 s).
 
     Returns
     -------
@@ -220,7 +297,7 @@ def bench_scale(quick=False):
     ranks = (25, 100) if quick else (25, 50, 100, 200)
     large = (20000,) if quick else (20000, 50000)
     limit = 600.0 if quick else 3600.0
-    steps = tqdm(total=2 + len(large), desc="scale", leave=False)
+    steps = tqdm(total=3 + len(large), desc="scale", leave=False)
     rows = []
 
     print(f"RBF rank cost on two moons, n = {n_small}, 1% labeled, label generation "
@@ -258,6 +335,9 @@ def bench_scale(quick=False):
                      "note": f"factor {r['factor_seconds']:.1f} s + solve "
                              f"{r['solve_seconds']:.1f} s; trace error "
                              f"{r['trace_error']:.1e}", "raw": r})
+
+    _print_proportion(rows, quick)
+    steps.update()
 
     print(f"\nLinear path: S3VM(kernel='linear') on sparse rows (1% labeled), limit {limit:.0f} s")
     r = linear_at_scale(time_limit=limit)

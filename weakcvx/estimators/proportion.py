@@ -37,7 +37,7 @@ from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_
                     warn_if_unscaled)
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
-           "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL"]
+           "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL", "PRIMAL_MIN_ROWS"]
 
 
 #: ``max_i k(x_i, x_i)`` above which ``ProportionSVM`` warns that the features look unscaled
@@ -50,6 +50,13 @@ LARGE_KERNEL_DIAGONAL = 1e5
 #: ``tracemalloc`` (docs/methods/llp.rst). The memory budget bounds that peak (see
 #: KernelModelMixin).
 DENSE_KERNEL_FIT_COPIES = 2
+
+
+#: Rows from which alter-∝SVM with the linear kernel fits on the feature matrix
+#: (:class:`weakcvx.svm.LinearOffsetSVM`, ``O(n·d)`` memory) instead of SMO on the dense
+#: kernel: the two took the same time at 500 rows, and the feature path 1.2-2.6 times less
+#: at 1,000 (5, 20 and 100 features; docs/methods/llp.rst, "At scale").
+PRIMAL_MIN_ROWS = 1000
 
 
 #: Columns of the kernel factor on which alter-∝SVM's MeanMap start runs (kernels other than
@@ -234,8 +241,11 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
 
     solved by ``relaxation``:
 
-    - ``"alternating"`` (alter-∝SVM, default): SVM fit with offset (libsvm's SMO, warm-started
-      from the previous solve: :mod:`weakcvx._smo`) and the exact per-bag label update
+    - ``"alternating"`` (alter-∝SVM, default): SVM fit with offset (libsvm's SMO on the kernel
+      matrix, warm-started from the previous solve: :mod:`weakcvx._smo`; with the linear kernel
+      from :data:`PRIMAL_MIN_ROWS` rows, LIBLINEAR's coordinate descent on ``X`` itself,
+      :class:`weakcvx.svm.LinearOffsetSVM`, in ``O(n·d)`` memory, dense or sparse ``X``) and
+      the exact per-bag label update
       (Prop. 1, by sorting), with ``C*`` annealed from ``1e-5·C`` by ``×1.5`` up to ``C``, from
       ``n_init`` uniformly random labelings (run in parallel with joblib, ``n_jobs``); the
       restart with the lowest objective is kept. With ``init="mean_map"`` (default) one more
@@ -433,7 +443,12 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         unscaled = self._warn_large_kernel(X)
         if self.relaxation == "label_generation":
             return self._fit_convex(X, bag_index, p)
-        K = self._dense_kernel(X)
+        # the linear kernel above PRIMAL_MIN_ROWS runs on X itself (O(n·d) memory); the other
+        # kernels, smaller sets and unscaled features (where coordinate descent crawls) on the
+        # dense kernel by SMO (docs/methods/llp.rst, "At scale")
+        linear = (self.kernel == "linear" and not unscaled
+                  and X.shape[0] >= PRIMAL_MIN_ROWS)
+        K = None if linear else self._dense_kernel(X)
         initial = self._mean_map_start(X, K, bag_index, p) if self.init == "mean_map" else None
         with verbose_logging(self.verbose):
             res = alter_proportion_svm(K, bag_index, p, C=self.C, C_p=self.C_p, eps=self.eps,
@@ -441,11 +456,12 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
                                        n_jobs=self.n_jobs,
                                        tol=1e-4 if self.tol is None else self.tol,
                                        max_iter=self.max_iter, verbose=self.verbose,
-                                       initial=initial,
+                                       initial=initial, features=X if linear else None,
                                        smo_passes=SMO_PASSES if unscaled else None)
-        self._check_training_scores(K @ res["beta"] + res["intercept"], res["value"],
-                                    "alter-proportion-SVM")
         self._store_dual(X, res["beta"], res["intercept"])
+        scores = (np.asarray(X @ self.coef_).ravel() if linear else K @ res["beta"]) \
+            + res["intercept"]
+        self._check_training_scores(scores, res["value"], "alter-proportion-SVM")
         self.transduction_ = (res["labels"] > 0).astype(np.int64)
         self.objective_ = float(res["value"])
         self.restart_objectives_ = res["values"]
@@ -456,8 +472,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     def _mean_map_start(self, X, K, bag_index, p):
         """Labels of alter-∝SVM's extra start: MeanMap's scores ranked within each bag
         (:func:`weakcvx.local.proportion_ranked_labels`). MeanMap runs on the features of the
-        kernel: ``X`` for the dense linear kernel, else a pivoted-Cholesky factor ``R`` with
-        ``K ≈ R Rᵀ`` of at most :data:`MEAN_MAP_START_RANK` columns (its ridge penalty is
+        kernel: ``X`` for the linear kernel (dense or sparse), else a pivoted-Cholesky factor
+        ``R`` with ``K ≈ R Rᵀ`` of at most :data:`MEAN_MAP_START_RANK` columns (its ridge penalty is
         invariant under rotations of the features; the exact eigen-factor doubled the fit's
         peak memory to 4 dense n × n arrays with the RBF kernel at n = 1500). None when every
         proportion is equal (MeanMap's statistic is then undefined)."""
@@ -465,11 +481,12 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
             return None
         from ..kernels import factor
 
-        features = (X if self.kernel == "linear" and not sp.issparse(X)
+        features = (X if self.kernel == "linear"
                     else factor(K, rank=min(K.shape[0], MEAN_MAP_START_RANK)))
         with warnings.catch_warnings():  # only a start: the alternation refines it
             warnings.simplefilter("ignore", ConvergenceWarning)
-            scores = mean_map(np.asarray(features), bag_index, p)["scores"]
+            scores = mean_map(features if sp.issparse(features) else np.asarray(features),
+                              bag_index, p)["scores"]
         return proportion_ranked_labels(scores, bag_index, p)
 
     def _warn_large_kernel(self, X):
