@@ -609,3 +609,20 @@ def test_mean_map_start_with_a_precomputed_kernel_and_equal_proportions(toy):
     bags = np.arange(len(y)) % 2
     clf = wc.ProportionSVM(kernel="rbf", n_init=2, random_state=0).fit(X, bags, [0.5, 0.5])
     assert clf.start_ == "random"
+
+
+def test_mean_map_statistic_of_sparse_features_equals_the_dense_one():
+    """The sparse route (pinv(P) A) Xa, without the (n_bags, d) bag means, solves the same
+    least-squares problem as lstsq(P, A Xa)."""
+    import scipy.sparse as sp
+
+    from weakcvx.proportion import mean_map_statistic
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 30) * (rng.rand(200, 30) < 0.2)
+    bags, p = rng.randint(0, 20, 200), rng.rand(20)
+    _, mu_dense, means_dense = mean_map_statistic(X, bags, p)
+    Xa, mu_sparse, means_sparse = mean_map_statistic(sp.csr_matrix(X), bags, p)
+    assert sp.issparse(Xa)
+    np.testing.assert_allclose(means_sparse, means_dense, atol=1e-12)
+    np.testing.assert_allclose(mu_sparse, mu_dense, atol=1e-10)

@@ -310,14 +310,17 @@ def mean_map_statistic(X, bag_index, proportions):
     p = proportions
     n_bags = len(p)
     ones = np.ones((X.shape[0], 1))
-    if sp.issparse(X):  # sparse stays sparse: the statistics are (d + 1)-vectors
+    P = np.column_stack([p, 1 - p])
+    A = bag_means_matrix(bag_index, n_bags)
+    if sp.issparse(X):
+        # sparse stays sparse, and no (n_bags, d) array: the least-squares solution is
+        # pinv(P) (A Xa), computed as (pinv(P) A) Xa, a (2, n) then a (2, d + 1) product
         Xa = sp.hstack([X, ones], format="csr")
-        means = (bag_means_matrix(bag_index, n_bags) @ Xa).toarray()
+        row_weights = np.asarray(A.T @ np.linalg.pinv(P).T).T
+        class_means = np.asarray(Xa.T @ row_weights.T).T  # rows μ₊, μ₋
     else:
         Xa = np.hstack([X, ones])
-        means = np.asarray(bag_means_matrix(bag_index, n_bags) @ Xa)
-    P = np.column_stack([p, 1 - p])
-    class_means = np.linalg.lstsq(P, means, rcond=None)[0]  # rows μ₊, μ₋
+        class_means = np.linalg.lstsq(P, np.asarray(A @ Xa), rcond=None)[0]  # rows μ₊, μ₋
     sizes = np.bincount(bag_index, minlength=n_bags)
     n_pos = float(sizes @ p)
     mu_xy = n_pos * class_means[0] - (X.shape[0] - n_pos) * class_means[1]
