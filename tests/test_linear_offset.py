@@ -238,3 +238,73 @@ def test_linear_path_restarts_identical_for_n_jobs_1_and_2(heart_bags):
                                n_jobs=2, features=X)
     np.testing.assert_array_equal(one["labels"], two["labels"])
     np.testing.assert_array_equal(one["values"], two["values"])
+
+
+# -- the RBF kernel through a pivoted-Cholesky factor ------------------------------------------
+@pytest.fixture
+def factor_path(monkeypatch):
+    """The factor path from any size (FACTOR_MIN_ROWS = 0)."""
+    import weakcvx.estimators.proportion as module
+
+    monkeypatch.setattr(module, "FACTOR_MIN_ROWS", 0)
+    return module
+
+
+def _moons_bags(n, seed):
+    X, y = wc.datasets.make_two_moons(n, n_labeled=2, noise=0.15, random_state=seed)[:2]
+    y01 = (y > 0).astype(int)
+    bags, p = wc.datasets.make_bags(X, y01, 8, random_state=seed)
+    return X, y01, bags, p
+
+
+def test_factor_model_predicts_the_scores_the_fit_saw(factor_path):
+    """f(x) = Σ_{j∈P} γ_j k(x_j, x) + b on the pivots reproduces R w + b on the training
+    rows (the Nyström features of the pivots are the factor's rows)."""
+    from weakcvx import kernels
+
+    X, _, bags, p = _moons_bags(300, seed=0)
+    clf = wc.ProportionSVM(kernel="rbf", random_state=0, n_init=2).fit(X, bags, p)
+    R, pivots = kernels.pivoted_cholesky_blocked(
+        np.ones(300), lambda idx: kernels.rbf(X, X[idx], gamma=clf._gamma),
+        factor_path.FACTOR_RANK, return_pivots=True)
+    np.testing.assert_array_equal(clf.X_fit_, X[pivots])  # on 2-D moons: rank 73 < 200
+    w = R[pivots].T @ clf.dual_coef_  # the weights of the fit on R
+    np.testing.assert_allclose(clf.decision_function(X), R @ w + clf.intercept_, atol=1e-8)
+    assert np.mean((clf.decision_function(X) > 0) == (clf.transduction_ > 0)) > 0.9
+
+
+def test_full_rank_factor_path_reaches_the_dense_objective(factor_path, monkeypatch):
+    """With a full-rank factor (R Rᵀ = K) the fit solves the dense path's problem: from the
+    same MeanMap start, objectives within 1%."""
+    monkeypatch.setattr(factor_path, "FACTOR_RANK", 10**6)
+    X, _, bags, p = _moons_bags(200, seed=1)
+    factored = wc.ProportionSVM(kernel="rbf", random_state=0, n_init=2).fit(X, bags, p)
+    monkeypatch.setattr(factor_path, "FACTOR_MIN_ROWS", 10**9)
+    dense = wc.ProportionSVM(kernel="rbf", random_state=0, n_init=2).fit(X, bags, p)
+    assert factored.objective_ == pytest.approx(dense.objective_, rel=1e-2)
+    assert np.mean(factored.predict(X) == dense.predict(X)) > 0.95
+
+
+def test_factor_path_learns_the_nonlinear_boundary(factor_path):
+    """Two moons in bags of 8: the RBF model through the factor (rank 200 of 600 rows) is far
+    above the linear one on held-out rows (the moons are not linearly separable)."""
+    X, y, bags, p = _moons_bags(600, seed=2)
+    X_test, y_test = _moons_bags(600, seed=3)[:2]
+    rbf = wc.ProportionSVM(kernel="rbf", random_state=0).fit(X, bags, p)
+    linear = wc.ProportionSVM(random_state=0).fit(X, bags, p)
+    assert rbf.score(X_test, y_test) > max(0.9, linear.score(X_test, y_test) + 0.05)
+
+
+def test_factor_fit_memory_has_no_n_by_n_array(factor_path):
+    rng = np.random.RandomState(0)
+    n = 3000
+    X = rng.randn(n, 10)
+    y = (X[:, 0] ** 2 + 0.5 * rng.randn(n) > 1).astype(int)
+    bags, p = wc.datasets.make_bags(X, y, 16, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tracemalloc.start()
+        wc.ProportionSVM(kernel="rbf", n_init=1, random_state=0).fit(X, bags, p)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert peak < 0.25 * n * n * 8

@@ -626,3 +626,41 @@ def test_mean_map_statistic_of_sparse_features_equals_the_dense_one():
     assert sp.issparse(Xa)
     np.testing.assert_allclose(means_sparse, means_dense, atol=1e-12)
     np.testing.assert_allclose(mu_sparse, mu_dense, atol=1e-10)
+
+
+@pytest.mark.parametrize("sparse_input", [False, True])
+def test_bag_mean_kernel_equals_a_k_at(sparse_input):
+    import scipy.sparse as sp
+
+    from weakcvx import kernels
+    from weakcvx.proportion import bag_mean_kernel, bag_means_matrix
+
+    rng = np.random.RandomState(0)
+    X, bags = rng.randn(103, 4), rng.randint(0, 9, 103)
+    A = bag_means_matrix(bags, 9).toarray()
+    linear = bag_mean_kernel(sp.csr_matrix(X) if sparse_input else X, bags, 9)
+    np.testing.assert_allclose(linear, A @ X @ X.T @ A.T, atol=1e-12)
+    rbf = bag_mean_kernel(X, bags, 9, kernel=lambda P, Q: kernels.rbf(P, Q, gamma=0.3),
+                          block_rows=10)
+    np.testing.assert_allclose(rbf, A @ kernels.rbf(X, gamma=0.3) @ A.T, atol=1e-12)
+
+
+def test_invcal_without_the_n_by_n_kernel_is_the_same_model(toy):
+    """The linear kernel through the bag means, and the RBF kernel by blocks under a memory
+    budget too small for the dense kernel: the models of the dense kernel."""
+    from weakcvx.proportion import invcal
+
+    X, _, bags, p = toy
+    dense = invcal(X @ X.T, bags, p, C=1.0)
+    clf = wc.InvCal().fit(X, bags, p)
+    np.testing.assert_allclose(clf.dual_coef_, dense["beta"], atol=1e-8)
+    assert clf.intercept_ == pytest.approx(dense["intercept"], abs=1e-8)
+    reference = wc.InvCal(kernel="rbf").fit(X, bags, p)
+    wc.set_config(memory_budget=8 * len(X) ** 2)  # one n × n array: below the fit's two
+    try:
+        blocks = wc.InvCal(kernel="rbf").fit(X, bags, p)
+        assert blocks._invcal_kernels(X, bags, len(p))[0] is None  # the block path ran
+    finally:
+        wc.set_config(memory_budget=None)
+    np.testing.assert_allclose(blocks.decision_function(X), reference.decision_function(X),
+                               atol=1e-8)

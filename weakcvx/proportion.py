@@ -27,8 +27,8 @@ from ._solvers import cvxopt_qp
 from .labelsets import Proportions
 from .result import SolverError
 
-__all__ = ["EigenProportions", "bag_error", "bag_means_matrix", "recover_classifier",
-           "svr_dual_cvxopt", "invcal", "mean_map_statistic", "mean_map",
+__all__ = ["EigenProportions", "bag_error", "bag_mean_kernel", "bag_means_matrix",
+           "recover_classifier", "svr_dual_cvxopt", "invcal", "mean_map_statistic", "mean_map",
            "INVCAL_DENSE_MAX_BAGS"]
 
 #: Largest number of bags for which ``invcal(solver="auto")`` solves the bag-level SVR dual
@@ -230,7 +230,37 @@ def svr_dual_cvxopt(K, t, C, eps):
     return a, float(sol["y"][0]) * scale, status
 
 
-def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto"):
+def bag_mean_kernel(X, bag_index, n_bags, kernel=None, block_rows=None):
+    """The bag-mean kernel ``A K Aᵀ`` (``A`` = :func:`bag_means_matrix`) without the n × n
+    kernel: ``(A X)(A X)ᵀ`` for the linear kernel (``kernel=None``; ``X`` dense or sparse),
+    else ``Σ_B A[:, B] (k(X_B, X) Aᵀ)`` over blocks ``B`` of ``block_rows`` rows
+    (``kernel(X_B, X)`` a callable), in ``O(block_rows · n + n_bags²)`` memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> bag_mean_kernel(X, np.array([0, 0, 1, 1]), 2).round(1).tolist()
+    [[5.0, 17.0], [17.0, 61.0]]
+    """
+    A = bag_means_matrix(bag_index, n_bags)
+    if kernel is None:
+        means = A @ X
+        means = means.toarray() if sp.issparse(means) else np.asarray(means)
+        K_bags = means @ means.T
+    else:
+        n = X.shape[0]
+        block_rows = n if block_rows is None else max(1, int(block_rows))
+        columns = A.tocsc()
+        K_bags = np.zeros((n_bags, n_bags))
+        for start in range(0, n, block_rows):
+            rows = slice(start, min(n, start + block_rows))
+            # A[:, B] K[B, :] Aᵀ = A[:, B] (A K[:, B])ᵀ, K[:, B] = k(X, X_B)
+            K_bags += np.asarray(columns[:, rows] @ np.asarray(A @ kernel(X, X[rows])).T)
+    return 0.5 * (K_bags + K_bags.T)
+
+
+def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto", bag_kernel=None):
     r"""Inverse calibration: ε-insensitive SVR of the proportions' logits on the bag means.
 
     Bag ``k`` becomes its mean ``m_k = (1/n_k) Σ_{i∈I_k} φ(x_i)`` with target
@@ -247,14 +277,16 @@ def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto"):
 
     Parameters
     ----------
-    K : ndarray (n, n)
-        Training kernel.
+    K : ndarray (n, n) or None
+        Training kernel; None with ``bag_kernel``.
     bag_index : ndarray of int (n,)
     proportions : ndarray (n_bags,)
     C, eps : float
     solver : {"auto", "cvxopt", "libsvm"}
         ``"auto"``: CVXOPT (:func:`svr_dual_cvxopt`) up to :data:`INVCAL_DENSE_MAX_BAGS` bags,
         scikit-learn's ``SVR`` (LIBSVM, ``tol=1e-4``) above.
+    bag_kernel : ndarray (n_bags, n_bags) or None
+        ``A K Aᵀ`` itself (:func:`bag_mean_kernel`), when the n × n kernel is not formed.
 
     Returns
     -------
@@ -267,8 +299,14 @@ def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto"):
     A = bag_means_matrix(bag_index, len(p))
     half = 0.5 / np.maximum(np.bincount(bag_index), 2)
     t = np.log(np.clip(p, half, 1 - half)) - np.log(np.clip(1 - p, half, 1 - half))
-    K_bags = np.asarray(A @ (A @ K).T)
-    K_bags = 0.5 * (K_bags + K_bags.T)
+    if (K is None) == (bag_kernel is None):
+        raise ValueError("Give the kernel `K` or the bag-mean kernel `bag_kernel`, not both "
+                         "nor neither.")
+    if bag_kernel is None:
+        K_bags = np.asarray(A @ (A @ K).T)
+        K_bags = 0.5 * (K_bags + K_bags.T)
+    else:
+        K_bags = np.asarray(bag_kernel, dtype=np.float64)
     if solver == "auto":
         solver = "cvxopt" if len(p) <= INVCAL_DENSE_MAX_BAGS else "libsvm"
     if solver == "cvxopt":

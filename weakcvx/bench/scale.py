@@ -22,11 +22,13 @@ on all the true labels; the WellSVM paper's figure is RCV1, 677,399 rows in unde
 S3VM fit runs in a separate process with a time limit (quick 600 s, full 3600 s) so a slow fit
 is reported as a timeout, not waited for.
 
-**Label proportions at scale.** ``ProportionSVM()`` (alter-∝SVM, linear kernel) fits on the
-feature matrix above 1,000 rows (:class:`weakcvx.svm.LinearOffsetSVM`: no n × n kernel), on
-``make_classification(n, 20, n_informative=8)`` in random bags of 16 at n = 5,000 and 20,000,
-with its peak traced memory, beside one ``LinearSVC`` fit on the true labels and, at 5,000
-rows, the dense-kernel path (``kernel="precomputed"`` on ``X Xᵀ``, SMO on the n × n kernel).
+**Label proportions at scale.** ``ProportionSVM()`` (alter-∝SVM) fits on the feature matrix
+from 1,000 rows with the linear kernel, and on a rank-200 pivoted-Cholesky factor from 5,000
+rows with the RBF kernel (:class:`weakcvx.svm.LinearOffsetSVM`: no n × n kernel), on
+``make_classification(n, 20, n_informative=8)``, standardized, in random bags of 16 at
+n = 5,000 and 20,000 (quick: linear at 5,000), with its peak traced memory, beside one
+``LinearSVC`` fit on the true labels and, at 5,000 rows, the dense-kernel path
+(``kernel="precomputed"`` on the same kernel matrix, SMO on the n × n kernel).
 
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
@@ -211,22 +213,25 @@ def linear_at_scale(n_rows=560_000, n_features=20_000, nnz_per_row=50, time_limi
     return record
 
 
-def proportion_at_scale(n, dense_baseline=False, seed=0):
-    """``ProportionSVM()`` (linear kernel: the feature path above
-    :data:`weakcvx.estimators.proportion.PRIMAL_MIN_ROWS` rows) on
-    ``make_classification(n, 20, n_informative=8)`` in random bags of 16; one record with its
-    seconds, peak traced memory and accuracy on the training rows, beside one ``LinearSVC``
-    fit on the true labels and, with ``dense_baseline``, the dense-kernel path
-    (``kernel="precomputed"`` on ``K = X Xᵀ``: SMO on the n × n kernel, as below that size).
+def proportion_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
+    """``ProportionSVM(kernel=kernel)`` (linear: the feature path from
+    :data:`weakcvx.estimators.proportion.PRIMAL_MIN_ROWS` rows; RBF: a rank-200 factor from
+    :data:`~weakcvx.estimators.proportion.FACTOR_MIN_ROWS`) on
+    ``make_classification(n, 20, n_informative=8)``, standardized, in random bags of 16; one
+    record with its seconds, peak traced memory and accuracy on the training rows, beside one
+    ``LinearSVC`` fit on the true labels and, with ``dense_baseline``, the dense-kernel path
+    (``kernel="precomputed"`` on the same kernel matrix: SMO on the n × n kernel).
     """
     import tracemalloc
 
     from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
 
-    from weakcvx import ProportionSVM, datasets
+    from weakcvx import ProportionSVM, datasets, kernels
 
     X, y = make_classification(n, 20, n_informative=8, random_state=seed)
+    X = StandardScaler().fit_transform(X)
     bags, p = datasets.make_bags(X, y, 16, random_state=seed)
 
     def timed(fit):
@@ -240,13 +245,14 @@ def proportion_at_scale(n, dense_baseline=False, seed=0):
         tracemalloc.stop()
         return model, seconds, peak
 
-    model, seconds, peak = timed(lambda: ProportionSVM(random_state=seed).fit(X, bags, p))
-    record = {"n": n, "seconds": seconds, "peak_mib": peak,
+    model, seconds, peak = timed(
+        lambda: ProportionSVM(kernel=kernel, random_state=seed).fit(X, bags, p))
+    record = {"n": n, "kernel": kernel, "seconds": seconds, "peak_mib": peak,
               "accuracy": float(np.mean(model.predict(X) == y)), "x_mib": X.nbytes / 2**20}
     svc, record["svc_seconds"], _ = timed(
         lambda: LinearSVC(loss="hinge", C=1.0, max_iter=5000).fit(X, y))
     if dense_baseline:
-        K = X @ X.T
+        K = X @ X.T if kernel == "linear" else kernels.rbf(X, gamma=model._gamma)
         dense, record["dense_seconds"], record["dense_peak_mib"] = timed(
             lambda: ProportionSVM(kernel="precomputed", random_state=seed).fit(K, bags, p))
         record["dense_accuracy"] = float(np.mean(dense.predict(K) == y))
@@ -255,19 +261,21 @@ def proportion_at_scale(n, dense_baseline=False, seed=0):
 
 def _print_proportion(rows, quick):
     """``bench scale``'s LLP table (see :func:`proportion_at_scale`)."""
-    sizes = (5000,) if quick else (5000, 20000)
-    print("\nLabel proportions: ProportionSVM() (linear kernel, the feature path) on "
-          "make_classification(n, 20), bags of 16, accuracy on the training rows; "
-          "beside one LinearSVC fit (true labels) and, at 5,000 rows, the dense-kernel path "
-          "(SMO on K = X Xᵀ) in the same process")
-    print(f"{'n':>7}{'seconds':>9}{'x LinearSVC':>12}{'peak MiB':>10}{'X MiB':>7}"
+    runs = [("linear", 5000, True)] + ([] if quick else [("linear", 20000, False),
+                                                         ("rbf", 5000, True),
+                                                         ("rbf", 20000, False)])
+    print("\nLabel proportions: ProportionSVM(kernel) on make_classification(n, 20), "
+          "standardized, bags of 16, accuracy on the training rows; linear: the feature path, "
+          "RBF: a rank-200 factor; beside one LinearSVC fit (true labels) and, at 5,000 rows, "
+          "the dense-kernel path (SMO on the n x n kernel) in the same process")
+    print(f"{'kernel':>7}{'n':>7}{'seconds':>9}{'x LinearSVC':>12}{'peak MiB':>10}{'X MiB':>7}"
           f"{'accuracy':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
-    for n in sizes:
-        r = proportion_at_scale(n, dense_baseline=n == sizes[0])
+    for kernel, n, dense_baseline in runs:
+        r = proportion_at_scale(n, kernel=kernel, dense_baseline=dense_baseline)
         dense = (f"{r['dense_seconds']:>9.1f}{r['dense_peak_mib']:>10.0f}"
                  f"{r['dense_accuracy']:>10.3f}" if "dense_seconds" in r else
                  f"{'—':>9}{'—':>10}{'—':>10}")
-        print(f"{n:>7}{r['seconds']:>9.1f}{r['seconds'] / r['svc_seconds']:>12.1f}"
+        print(f"{kernel:>7}{n:>7}{r['seconds']:>9.1f}{r['seconds'] / r['svc_seconds']:>12.1f}"
               f"{r['peak_mib']:>10.0f}{r['x_mib']:>7.1f}{r['accuracy']:>10.3f}{dense}")
         note = (f"{r['seconds'] / r['svc_seconds']:.1f}x one LinearSVC fit, peak "
                 f"{r['peak_mib']:.0f} MiB")
@@ -275,14 +283,15 @@ def _print_proportion(rows, quick):
             note += (f"; dense-kernel path {r['dense_seconds']:.1f} s, "
                      f"{r['dense_peak_mib']:.0f} MiB, accuracy {r['dense_accuracy']:.3f}")
         rows.append({"paper": LLP_TABLE,
-                     "quantity": f"ProportionSVM, n={n}, bags of 16: training accuracy",
+                     "quantity": f"ProportionSVM {kernel}, n={n}, bags of 16: training accuracy",
                      "paper_value": None, "ours": r["accuracy"], "seconds": r["seconds"],
                      "note": note, "raw": r})
 
 
 def bench_scale(quick=False):
     """Rank cost at n = 3000 (quick 1000), RBF at n = 20,000 and 50,000 (quick 20,000) through
-    a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (quick 5,000), and the linear path
+    a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (linear and RBF; quick: linear at
+    5,000), and the linear path
     on ~515k sparse rows (time limit 3600 s; quick 600 s).
 
     Returns

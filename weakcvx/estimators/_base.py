@@ -267,12 +267,13 @@ class KernelModelMixin:
                              "kernel)", copies=self._fit_kernel_copies)
         return self._problem_inputs(X)
 
-    def _low_rank_features(self, X, s, rank=None):
+    def _low_rank_features(self, X, s, rank=None, return_pivots=False):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
         the memory budget (docs/design.rst §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
         budget (the factor, its construction and the solver's copies), at most
-        ``LOW_RANK_MAX`` columns."""
+        ``LOW_RANK_MAX`` columns. With ``return_pivots`` also the pivots ``P`` (``R[P]`` is
+        lower triangular: ``R = K[:, P] R[P]⁻ᵀ``, the Nyström factor of the pivots)."""
         n = X.shape[0]
         if rank is None:
             rank = int(min(n, LOW_RANK_MAX,
@@ -284,8 +285,10 @@ class KernelModelMixin:
         else:
             diagonal = (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
         # kernel columns by blocks (BLAS-3), faster than column by column (docs/design.rst §7)
-        R = kernels.pivoted_cholesky_blocked(diagonal, lambda idx: self._kernel(X, X[idx]), rank)
-        return np.hstack([R, np.full((n, 1), s)]) if s > 0 else R
+        R, pivots = kernels.pivoted_cholesky_blocked(
+            diagonal, lambda idx: self._kernel(X, X[idx]), rank, return_pivots=True)
+        R = np.hstack([R, np.full((n, 1), s)]) if s > 0 else R
+        return (R, pivots) if return_pivots else R
 
     def _kernel(self, X, Y=None):
         """The fitted kernel (gamma resolved on the training data); picklable, unlike a closure."""
