@@ -271,11 +271,11 @@ LINEAR_EPOCHS = (1000, 10000)
 
 
 class _LinearOffsetFit:
-    """The SVM with offset of one alter-∝SVM restart on the feature matrix
-    (``engine``, a :class:`weakcvx.svm.LinearOffsetSVM` of its own), warm-started as :class:`_OffsetSVM`: ``α`` scaled
-    by ``C_new / C_old``, a point whose label flipped at ``C_new`` inside its new margin and at 0
-    outside, the offset kept. Same interface as :class:`_OffsetSVM` (``n_iter`` counts
-    epochs, ``max_iter`` caps them)."""
+    """The SVM with offset of one alter-∝SVM restart on the feature matrix (``engine``, a
+    :class:`weakcvx.svm.LinearOffsetSVM` of its own), warm-started as :class:`_OffsetSVM`:
+    ``α`` scaled by ``C_new / C_old``, a point whose label flipped at ``C_new`` inside its new
+    margin and at 0 outside, the offset kept. Same interface as :class:`_OffsetSVM`
+    (``n_iter`` counts epochs, ``max_iter`` caps them)."""
 
     def __init__(self, engine, tol):
         self.engine = engine

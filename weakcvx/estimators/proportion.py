@@ -693,10 +693,10 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         return self
 
     def _invcal_kernels(self, X, bag_index, n_bags):
-        """``(K, None)`` with the dense training kernel, or ``(None, A K Aᵀ)`` without it:
-        the linear kernel from the bag means of ``X``
-        (:func:`weakcvx.proportion.bag_mean_kernel`, dense or sparse), the RBF and polynomial kernels by blocks of rows when the dense
-        kernel exceeds the memory budget."""
+        """``(K, None)`` with the dense training kernel, or ``(None, A K Aᵀ)`` without it
+        (:func:`weakcvx.proportion.bag_mean_kernel`): the linear kernel from the bag means of
+        ``X`` (dense or sparse), the RBF and polynomial kernels by blocks of rows when the
+        dense kernel exceeds the memory budget."""
         n = X.shape[0]
         if self.kernel == "linear":
             return None, bag_mean_kernel(X, bag_index, n_bags)
