@@ -71,7 +71,7 @@ FACTOR_RANK = 200
 
 
 #: Columns of the kernel factor on which alter-∝SVM's MeanMap start runs (kernels other than
-#: the dense linear one): a start needs the leading directions only, in ``n × 200`` memory.
+#: the linear one): a start needs the leading directions only, in ``n × 200`` memory.
 MEAN_MAP_START_RANK = 200
 
 
