@@ -308,3 +308,14 @@ def test_factor_fit_memory_has_no_n_by_n_array(factor_path):
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     assert peak < 0.25 * n * n * 8
+
+
+def test_costs_beyond_float64_raise_a_solver_error_naming_the_solver():
+    """C = 1e300 would overflow the weights: a SolverError at once, from the engine and from
+    ProportionSVM on its feature path (n ≥ PRIMAL_MIN_ROWS), not a NaN model."""
+    X, y = _problem(1200, 5, seed=9)
+    with pytest.raises(wc.SolverError, match="LinearOffsetSVM.*overflow"):
+        LinearOffsetSVM(X).fit(y, 1e300)
+    bags, p = wc.datasets.make_bags(X, (y > 0).astype(int), 8, random_state=0)
+    with pytest.raises(wc.SolverError, match="LinearOffsetSVM"):
+        wc.ProportionSVM(C=1e300, n_init=1, random_state=0).fit(X, bags, p)

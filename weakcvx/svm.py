@@ -1409,6 +1409,12 @@ class LinearOffsetSVM:
     converged : bool
         Whether the last fit met both stopping rules within ``max_epochs``.
 
+    Raises
+    ------
+    SolverError
+        From :meth:`fit`, with status ``"overflow"``, when ``max_i c_i · Σ_i ‖x_i‖`` (a bound
+        on ``‖w‖``) puts ``‖w‖²`` beyond the float64 range (e.g. ``C = 1e300``).
+
     See Also
     --------
     weakcvx._smo.svm_offset_solve : the same problem by SMO on a kernel matrix.
@@ -1469,6 +1475,13 @@ class LinearOffsetSVM:
         Returns ``self``."""
         y = np.asarray(y, dtype=np.float64)
         c = _check_costs(c, len(y))
+        # ‖w‖ ≤ max_i c_i · Σ_i ‖x̃_i‖ for every α in the box; ‖w‖² must stay in float64
+        weight_bound = float(c.max()) * float(np.sqrt(self.row_norms_sq).sum())
+        if not np.isfinite(4.0 * weight_bound * weight_bound):
+            raise SolverError("LinearOffsetSVM", "overflow",
+                              f"costs up to {float(c.max()):g} with Σ_i ‖x_i‖ = "
+                              f"{float(np.sqrt(self.row_norms_sq).sum()):g} put ‖w‖² beyond "
+                              "the float64 range. Lower C or rescale the features.")
         alpha = np.zeros(len(y)) if alpha0 is None else _check_alpha(alpha0, c)
         self.n_epochs = self.n_steps = 0
         if np.all(y == y[0]):  # one class: w = 0, b = y₀ meets every margin
@@ -1485,6 +1498,9 @@ class LinearOffsetSVM:
             self.n_steps += 1
             b = OFFSET_FEATURE * W[0, -1]
             slope = -float(alpha @ y)  # g'(b)
+            if not np.isfinite(slope + b):  # overflow (a cost near the float64 range)
+                converged = False
+                break
             if abs(slope) <= self.tol * float(c.max()):
                 steps_ok = True
                 break
