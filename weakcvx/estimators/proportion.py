@@ -135,11 +135,15 @@ class _ProportionFitMixin:
             return K.toarray() if sp.issparse(K) else np.asarray(K)
         if self.kernel == "precomputed":
             return np.asarray(self._problem_inputs(X)["kernel"]) - self.intercept_scaling ** 2
+        self._resolve_gamma(X)
+        return self._kernel(X)
+
+    def _resolve_gamma(self, X):
+        """``_gamma``, the kernel width resolved on the training rows (RBF / polynomial)."""
         from .. import kernels
 
         _, self._gamma = kernels.kernel_function(self.kernel, gamma=self.gamma,
                                                  degree=self.degree, coef0=self.coef0, X_fit=X)
-        return self._kernel(X)
 
     def _store_dual(self, X, beta, intercept):
         """Model ``f(x) = Σ_i β_i k(x_i, x) + intercept`` in the attributes the kernel mixin's
@@ -495,11 +499,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         if self.kernel == "linear" and not unscaled and n >= PRIMAL_MIN_ROWS:
             return X, None
         if self.kernel in ("rbf", "poly") and n >= FACTOR_MIN_ROWS:
-            from .. import kernels
-
-            _, self._gamma = kernels.kernel_function(self.kernel, gamma=self.gamma,
-                                                     degree=self.degree, coef0=self.coef0,
-                                                     X_fit=X)
+            self._resolve_gamma(X)
             return self._low_rank_features(X, 0.0, rank=min(n, FACTOR_RANK),
                                            return_pivots=True)
         return None, None
@@ -702,10 +702,7 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
             return None, bag_mean_kernel(X, bag_index, n_bags)
         if self.kernel == "precomputed" or dense_fits(n, n, copies=DENSE_KERNEL_FIT_COPIES):
             return self._dense_kernel(X), None
-        from .. import kernels
-
-        _, self._gamma = kernels.kernel_function(self.kernel, gamma=self.gamma,
-                                                 degree=self.degree, coef0=self.coef0, X_fit=X)
+        self._resolve_gamma(X)
         block_rows = max(1, int(memory_budget() // (2 * 8 * n)))
         return None, bag_mean_kernel(X, bag_index, n_bags, kernel=self._kernel,
                                      block_rows=block_rows)
