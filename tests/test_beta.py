@@ -443,10 +443,26 @@ def test_libsvm_iteration_limit_falls_back_to_cvxopt():
 def test_unscaled_linear_kernel_warns():
     X, y = _blobs(21, n=40)
     with pytest.warns(UserWarning, match="Standardize the features"):
-        wc.BetaSVM(init="knn", kernel="linear", max_iter=0).fit(1e3 * X, y)
+        wc.BetaSVM(init="knn", kernel="linear", C=10.0, max_iter=0).fit(1e3 * X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        wc.BetaSVM(init="knn", kernel="linear", max_iter=0).fit(X, y)
+        wc.BetaSVM(init="knn", kernel="linear", C=10.0, max_iter=0).fit(X, y)
+
+
+def test_default_linear_cost_is_scale_invariant():
+    # C = LINEAR_C_DIAGONAL / mean ‖x − x̄‖²: scaling X by s scales C by 1/s², and with the
+    # free offset the β-SVM of (sX, C/s²) is that of (X, C) with w/s (the same predictions)
+    X, y = _blobs(23, n=60)
+    y_semi = np.where(np.arange(60) % 4 == 0, (y > 0).astype(int), -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        raw = wc.BetaSVM(kernel="linear").fit(1e3 * X + 50.0, y_semi)
+    scaled = wc.BetaSVM(kernel="linear").fit(X, y_semi)
+    assert raw.costs_[0] == pytest.approx(1e-6 * scaled.costs_[0], rel=1e-9)
+    assert np.allclose(raw.decision_function(1e3 * X + 50.0), scaled.decision_function(X),
+                       atol=1e-4)
+    spread = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
+    assert scaled.costs_ == pytest.approx((16.0 / spread, 16.0 / spread * 15 / 60))
 
 
 def test_fit_prints_nothing(capfd):

@@ -64,8 +64,8 @@ CVXPY_CALLS = {
     "box QP reference": lambda: wc.svm.box_qp_cvxpy(np.eye(3), np.ones(3), solver="CLARABEL"),
     "PL-CCCP": lambda: wc.PartialLabelSVM(solver="cccp", max_iter=2).fit(
         np.random.default_rng(0).standard_normal((9, 2)), np.arange(9) % 3),
-    "beta P2 LP": lambda: wc.BetaSVM(init="knn", max_iter=2, n_neighbors=3).fit(
-        np.random.default_rng(0).standard_normal((12, 2)), np.arange(12) % 2),
+    "beta P2 LP (CVXPY model)": lambda: wc.beta.p2_step(
+        np.array([1.0, -0.5, 0.3]), np.full((3, 2), 0.5), solver="SCIPY"),
 }
 
 
@@ -85,6 +85,21 @@ def test_cvxpy_exception_raises_solver_error(monkeypatch, call):
     with pytest.raises(wc.SolverError, match="injected: the solver crashed") as e:
         CVXPY_CALLS[call]()
     assert e.value.solver
+
+
+@pytest.mark.parametrize("status", [2, 3, 4])
+def test_beta_p2_linprog_failure_raises_solver_error_naming_solver_and_status(monkeypatch,
+                                                                             status):
+    import scipy.optimize
+
+    def failing(*args, **kwargs):
+        return scipy.optimize.OptimizeResult(status=status, x=None, message="injected")
+
+    monkeypatch.setattr(scipy.optimize, "linprog", failing)
+    with pytest.raises(wc.SolverError, match=f"solver 'highs-ds' failed with status "
+                                             f"'{status}'.*injected"):
+        wc.BetaSVM(init="knn", max_iter=2, n_neighbors=3).fit(
+            np.random.default_rng(0).standard_normal((12, 2)), np.arange(12) % 2)
 
 
 def _failing_for(name, status):

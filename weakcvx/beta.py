@@ -38,6 +38,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._solvers import cvxopt_qp
 from ._validation import check_real
+from .svm import OFFSET_FEATURE, LinearOffsetSVM
 from .model_selection import check_bags
 from .result import SolverError
 
@@ -49,7 +50,9 @@ __all__ = [
     "beta_svm_dual",
     "beta_svm_libsvm",
     "beta_svm_primal",
+    "beta_svm_features",
     "fit_beta_svm",
+    "p2_linprog",
     "p2_step",
     "beta_iterate",
     "beta_semi_supervised",
@@ -72,9 +75,11 @@ FREE_RTOL = 1e-5
 CVXOPT_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10,
                   "maxiters": 200}
 
-#: P2 solver, chosen by measurement (see :func:`p2_step`): CVXPY's "SCIPY" interface, i.e. SciPy's
-#: own HiGHS build, whose dual simplex returns a vertex like highspy but prints nothing (highspy
-#: writes a licence banner to stdout on the first solve of every process).
+#: Solver of the CVXPY model :class:`P2Problem` (the fast path :func:`p2_linprog` calls the
+#: same HiGHS dual simplex directly), chosen by measurement (see :func:`p2_step`): CVXPY's
+#: "SCIPY" interface, i.e. SciPy's own HiGHS build, whose dual simplex returns a vertex like
+#: highspy but prints nothing (highspy writes a licence banner to stdout on the first solve of
+#: every process).
 P2_SOLVER = "SCIPY"
 
 #: Options passed with each P2 solve, per CVXPY solver name.
@@ -179,7 +184,11 @@ class BetaSVMSolution:
     status : str
     offset_rule : str
         ``"free"`` (mean over free multipliers), ``"kkt_interval"`` (midpoint of the interval
-        that the bound multipliers allow) or ``"degenerate"`` (one class has no weight).
+        that the bound multipliers allow), ``"degenerate"`` (one class has no weight) or
+        ``"proximal"`` (the feature-space solver's offset search, :func:`beta_svm_features`).
+    coef : ndarray of shape (d,) or None
+        ``θ`` itself when P1 was solved in a feature space (``f(x) = θ·x + b``); None on a
+        kernel matrix.
     """
 
     alpha: np.ndarray
@@ -190,6 +199,7 @@ class BetaSVMSolution:
     status: str = "optimal"
     offset_rule: str = "free"
     extra: dict = field(default_factory=dict)
+    coef: np.ndarray | None = None
 
 
 def _active_multipliers(beta, c):
@@ -369,6 +379,96 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5, max_iter=None):
     return sol
 
 
+#: Tolerance of :func:`beta_svm_features` (LIBLINEAR's ``eps`` and the offset equality's);
+#: chosen beside the SMO path's 1e-5 (docs/methods/beta.rst, "At scale").
+FEATURE_TOL = 1e-3
+
+#: Passes over the data per P1 fit in :func:`beta_svm_features`: the alternation's P1 steps,
+#: then the returned hypothesis's re-solve when its P1 stopped at the first cap.
+FEATURE_EPOCHS = (1000, 10000)
+
+
+def _duplicated_points(beta, c):
+    """The β-SVM's weighted points as dual variables on stored rows: ``(rows, signs, ub)``
+    for every σ with ``c_i β_i^σ > 0``, ordered σ = −1 then σ = +1."""
+    n = beta.shape[0]
+    rows = np.r_[np.arange(n), np.arange(n)]
+    signs = np.r_[-np.ones(n), np.ones(n)]
+    ub = np.r_[c * beta[:, 0], c * beta[:, 1]]
+    keep = ub > ZERO_BOUND_RTOL * max(ub.max(), 1e-300)
+    return rows[keep], signs[keep], ub[keep], keep
+
+
+def beta_svm_features(features, beta, C=1.0, tol=FEATURE_TOL, max_epochs=FEATURE_EPOCHS[0],
+                      warm_start=None):
+    r"""Solve P1 in a feature space: the β-SVM with ``θ = w ∈ R^d`` on explicit features.
+
+    The β-SVM primal
+
+    .. math::
+
+        \min_{w, b} \tfrac12\|w\|^2 + \sum_i c_i \sum_σ β_i^σ \max(0, 1 − σ(w·x_i + b))
+
+    is the linear SVM with a free offset on the points ``(x_i, +1)`` of cost ``c_i β_i⁺`` and
+    ``(x_i, −1)`` of cost ``c_i β_i⁻`` (zero-cost points dropped), the duplication of
+    :func:`beta_svm_libsvm` without its 2n × 2n kernel: :class:`weakcvx.svm.LinearOffsetSVM`
+    runs LIBLINEAR's dual coordinate descent over those points as dual variables on the
+    stored rows (no copy of a row), its offset by proximal steps. With the features of a
+    kernel factor (``K ≈ R Rᵀ``) it solves the β-SVM of that kernel.
+
+    Parameters
+    ----------
+    features : ndarray, scipy.sparse matrix of shape (n, d), or LinearOffsetSVM
+        The feature matrix, or a :class:`~weakcvx.svm.LinearOffsetSVM` built on it (reused
+        across the P1 steps of :func:`beta_iterate`: one copy of the matrix per fit).
+    beta, C : as in :func:`beta_svm_dual`.
+    tol : float, default=FEATURE_TOL
+        Tolerance of the coordinate descent and of the offset's equality ``Σ σ a = 0``.
+    max_epochs : int, default=1000
+        Passes over the data.
+    warm_start : BetaSVMSolution or None
+        A previous solution: its multipliers (cut to the new bounds) and offset start the
+        descent.
+
+    Returns
+    -------
+    BetaSVMSolution
+        With ``coef = w``, ``offset_rule = "proximal"``, ``status`` ``"optimal"`` or
+        ``"max_epochs"`` (the descent stopped at ``max_epochs``), and
+        ``extra = {"epochs", "steps"}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> sol = beta_svm_features(X, [[1, 0], [1, 0], [0, 1], [0, 1]], C=10.0, tol=1e-6)
+    >>> np.sign(X @ sol.coef + sol.intercept), sol.coef.round(3)
+    (array([-1., -1.,  1.,  1.]), array([1.]))
+    """
+    engine = features if isinstance(features, LinearOffsetSVM) else LinearOffsetSVM(features)
+    n = engine.R.shape[0]
+    beta = check_beta(beta, n)
+    c = _check_costs(C, n)
+    rows, signs, ub, keep = _duplicated_points(beta, c)
+    engine.tol, engine.max_epochs = float(tol), int(max_epochs)
+    alpha0 = offset0 = None
+    if warm_start is not None:
+        alpha0 = np.minimum(warm_start.alpha.T.ravel()[keep], ub)
+        offset0 = warm_start.intercept
+    engine.fit(signs, ub, alpha0=alpha0, offset0=offset0, rows=rows)
+    alpha = np.zeros(2 * n)
+    alpha[keep] = engine.alpha
+    alpha = alpha.reshape(2, n).T              # columns (σ = −1, σ = +1), like β
+    dual_coef = alpha[:, 1] - alpha[:, 0]
+    w = engine.w.copy()
+    degenerate = bool(np.all(signs == signs[0]))
+    return BetaSVMSolution(alpha, dual_coef, float(engine.offset),
+                           float(engine.alpha.sum() - 0.5 * w @ w), "LinearOffsetSVM",
+                           "optimal" if engine.converged else "max_epochs",
+                           "degenerate" if degenerate else "proximal",
+                           {"epochs": engine.n_epochs, "steps": engine.n_steps}, coef=w)
+
+
 def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None,
                  max_iter=None):
     """Solve P1 with ``solver`` in {"libsvm", "cvxopt"}; see :func:`beta_svm_libsvm` and
@@ -508,6 +608,61 @@ class P2Problem:
         return B / B.sum(axis=1, keepdims=True)
 
 
+def p2_linprog(h, y_hat, positive_bounds=None):
+    r"""P2 as a linear program in ``x = β⁺`` alone, by SciPy's HiGHS dual simplex (the fast
+    path of :class:`P2Problem`, which stays the readable CVXPY reference).
+
+    With ``β⁻ = 1 − x`` the LP of :class:`P2Problem` is
+
+    .. math::
+
+        \min_{0 \le x \le 1} \sum_i x_i (H_i^+ − H_i^-)
+        \quad\text{s.t.}\quad \sum_i x_i (A_i^+ − A_i^-) = −\sum_i A_i^-,
+        \quad lo \le \sum_i x_i \le hi \text{ (with ``positive_bounds``)},
+
+    one or three rows over m columns: no compilation, O(m) memory (the parametrised CVXPY
+    model's first solve peaks at ~36 m² bytes, 263 MB at m = 2,700), and the same vertex
+    (tests/test_beta_features.py).
+
+    Parameters
+    ----------
+    h, y_hat : ndarray of shape (m,)
+        Decision values and estimated labels of the free rows.
+    positive_bounds : (float, float) or None
+        ``(lo, hi)`` bounds on ``Σ_i β_i⁺``.
+
+    Returns
+    -------
+    ndarray of shape (m, 2)
+        The optimal β rows (columns σ = −1, +1).
+
+    Raises
+    ------
+    SolverError
+        With solver ``"highs-ds"`` and HiGHS's status when it finds no optimum.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p2_linprog(np.array([2.0, -0.5, 0.3]), np.array([1.0, -1.0, 1.0]))[:, 1]
+    array([1., 0., 1.])
+    """
+    from scipy.optimize import linprog
+
+    H, A = P2Problem.coefficients(np.asarray(h, float), np.asarray(y_hat, float))
+    m = H.shape[0]
+    A_ub = b_ub = None
+    if positive_bounds is not None:
+        lo, hi = (float(v) for v in positive_bounds)
+        A_ub, b_ub = np.vstack([np.ones(m), -np.ones(m)]), [hi, -lo]
+    res = linprog(H[:, 1] - H[:, 0], A_ub=A_ub, b_ub=b_ub, A_eq=(A[:, 1] - A[:, 0])[None, :],
+                  b_eq=[-A[:, 0].sum()], bounds=(0.0, 1.0), method="highs-ds")
+    if res.status != 0 or res.x is None:
+        raise SolverError("highs-ds", str(res.status), f"P2 linear program: {res.message}")
+    x = np.clip(res.x, 0.0, 1.0)
+    return np.column_stack([1.0 - x, x]) + 0.0    # + 0.0 turns -0.0 into 0.0
+
+
 def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=None):
     r"""The β update P2 of the paper's §3 (hinge loss) over the free rows of β.
 
@@ -522,7 +677,9 @@ def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=Non
     (seen on standardized breast_cancer with one labeled point per class:
     docs/methods/beta.rst).
 
-    Solver: SciPy's HiGHS dual simplex through CVXPY by default, chosen by
+    Solver: by default :func:`p2_linprog`, SciPy's HiGHS dual simplex on the LP in β⁺ alone
+    (no CVXPY compilation, O(m) memory); with ``solver`` or ``problem`` the CVXPY model
+    :class:`P2Problem`, whose default solver is the same HiGHS dual simplex, chosen by
     :func:`weakcvx.bench.beta.measure_p2_solvers` (timings in docs/methods/beta.rst). The
     interior-point solvers stop inside the face of optimal solutions, the simplex on a vertex
     (one fractional row, as an LP with one coupling equality must have). A β row left at
@@ -540,7 +697,8 @@ def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=Non
     free : boolean ndarray of shape (n,) or None
         Rows that P2 may change (all when None).
     solver : str or None
-        CVXPY solver; ignored when ``problem`` is given.
+        CVXPY solver of :class:`P2Problem` (None: :func:`p2_linprog`); ignored when
+        ``problem`` is given.
     problem : P2Problem or None
         A compiled problem of the right size, to reuse across iterations (built with
         ``balance=True`` when ``positive_fraction`` is given).
@@ -566,12 +724,15 @@ def p2_step(h, beta, free=None, solver=None, problem=None, positive_fraction=Non
     if idx.size == 0:
         return out
     balance = positive_fraction is not None
-    problem = problem or P2Problem(idx.size, solver, balance=balance)
     y_hat = _estimated_labels(beta[idx, 1], h[idx])
     bounds = None
     if balance:
         target, current = positive_fraction * idx.size, float(np.sum(y_hat > 0))
         bounds = (min(target, current), max(target, current))
+    if problem is None and solver is None:
+        out[idx] = p2_linprog(h[idx], y_hat, positive_bounds=bounds)
+        return out
+    problem = problem or P2Problem(idx.size, solver, balance=balance)
     out[idx] = problem.solve(h[idx], y_hat, positive_bounds=bounds)
     return out
 
@@ -586,7 +747,8 @@ class BetaIterationResult:
 
     ``status`` is ``"converged"``, ``"max_iter"`` or ``"cycle"`` (β came back to an earlier
     value, so the deterministic alternation would repeat forever); ``solver`` is the P1 solver
-    of the returned hypothesis (``"cvxopt"`` after a fallback).
+    of the returned hypothesis (``"cvxopt"`` after a fallback); ``scores`` its decision values
+    ``h(x_i)`` on the training rows.
     """
 
     solution: BetaSVMSolution
@@ -597,16 +759,86 @@ class BetaIterationResult:
     seconds: float
     status: str = "converged"
     solver: str = "libsvm"
+    scores: np.ndarray | None = None
 
 
-def _rkhs_norm(K, coef):
-    return float(np.sqrt(max(coef @ K @ coef, 0.0)))
+class _KernelP1:
+    """P1 on a kernel matrix (LIBSVM or CVXOPT), with the hypothesis space's geometry: scores
+    ``K·dual_coef + b`` and ``‖h‖² = dual_coefᵀ K dual_coef + b²``."""
+
+    def __init__(self, K, c, solver, svm_tol, svm_max_iter):
+        self.K, self.c, self.solver = K, c, solver
+        self.svm_tol, self.svm_max_iter = svm_tol, svm_max_iter
+
+    def fit(self, beta, previous=None):
+        if self.solver == "libsvm":
+            try:
+                return fit_beta_svm(self.K, beta, self.c, solver="libsvm", tol=self.svm_tol,
+                                    max_iter=self.svm_max_iter)
+            except SolverError as exc:
+                if exc.status != "max_iter":
+                    raise
+                warnings.warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
+                              f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
+                              "Standardize the features if the kernel is linear.",
+                              ConvergenceWarning, stacklevel=3)
+                self.solver = "cvxopt"
+        return fit_beta_svm(self.K, beta, self.c, solver=self.solver, tol=self.svm_tol)
+
+    def finish(self, beta, sol):
+        return sol
+
+    def scores(self, sol):
+        return self.K @ sol.dual_coef + sol.intercept
+
+    def norm(self, sol):
+        theta_sq = max(sol.dual_coef @ self.K @ sol.dual_coef, 0.0)
+        return float(np.sqrt(theta_sq + sol.intercept ** 2))
+
+    def distance(self, a, b):
+        """‖h_a − h_b‖ with ‖h‖² = θᵀθ + b² (the paper's stopping distance)."""
+        d = a.dual_coef - b.dual_coef
+        return float(np.sqrt(max(d @ self.K @ d, 0.0) + (a.intercept - b.intercept) ** 2))
 
 
-def _distance(K, a, b):
-    """‖h_a − h_b‖ with ‖h‖² = θᵀθ + b² (the paper's stopping distance)."""
-    d = a.dual_coef - b.dual_coef
-    return float(np.sqrt(max(d @ K @ d, 0.0) + (a.intercept - b.intercept) ** 2))
+class _FeatureP1:
+    """P1 in a feature space (:func:`beta_svm_features`, one copy of the features for the
+    whole alternation, each step warm-started from the last), ``‖h‖² = ‖w‖² + b²``."""
+
+    solver = "LinearOffsetSVM"
+
+    def __init__(self, features, c):
+        self.engine, self.c, self.capped = LinearOffsetSVM(features), c, 0
+
+    def fit(self, beta, previous=None):
+        sol = beta_svm_features(self.engine, beta, self.c, warm_start=previous)
+        self.capped += sol.status != "optimal"
+        return sol
+
+    def finish(self, beta, sol):
+        """The returned hypothesis, re-solved with the larger pass cap if its P1 stopped at
+        the first; a ``ConvergenceWarning`` if that one stops too."""
+        if sol.status == "optimal":
+            return sol
+        sol = beta_svm_features(self.engine, beta, self.c, max_epochs=FEATURE_EPOCHS[1],
+                                warm_start=sol)
+        if sol.status != "optimal":
+            warnings.warn(f"beta_iterate: P1 ('LinearOffsetSVM') of the returned hypothesis "
+                          f"stopped at {FEATURE_EPOCHS[1]} passes before its tolerance "
+                          f"{FEATURE_TOL:g}. Standardize the features or lower C.",
+                          ConvergenceWarning, stacklevel=3)
+        return sol
+
+    def scores(self, sol):
+        weights = np.append(sol.coef, sol.intercept / OFFSET_FEATURE)
+        return np.asarray(self.engine.R @ weights).ravel()
+
+    def norm(self, sol):
+        return float(np.sqrt(sol.coef @ sol.coef + sol.intercept ** 2))
+
+    def distance(self, a, b):
+        d = a.coef - b.coef
+        return float(np.sqrt(d @ d + (a.intercept - b.intercept) ** 2))
 
 
 #: Earlier iterates kept to detect a cycle of the alternation (periods 1 to CYCLE_MEMORY).
@@ -615,7 +847,7 @@ CYCLE_MEMORY = 4
 
 def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5,
                  solver="libsvm", p2_solver=None, svm_tol=1e-5, verbose=0,
-                 positive_fraction=None, svm_max_iter=None):
+                 positive_fraction=None, svm_max_iter=None, features=None):
     r"""The iterative β-SVM (paper §3): alternate P1 (fit the β-SVM) and P2 (update β).
 
     ``h⁰ = P1(β⁰)``; then for t = 1, 2, …: ``βᵗ = P2(hᵗ⁻¹, βᵗ⁻¹)``, ``hᵗ = P1(βᵗ)``, until the
@@ -632,7 +864,8 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
 
     Parameters
     ----------
-    K : ndarray (n, n)
+    K : ndarray (n, n) or None
+        Kernel matrix; None with ``features``.
     beta0 : ndarray (n, 2)
         Initial β (see the ``beta_*`` initialisers).
     C : float or ndarray (n,)
@@ -647,7 +880,8 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
         P1 solver. When LIBSVM stops at its iteration limit, that P1 and all later ones are
         solved with CVXOPT, with one ``ConvergenceWarning``.
     p2_solver : str or None
-        CVXPY solver of P2.
+        CVXPY solver of P2's :class:`P2Problem`; None: :func:`p2_linprog` (the same HiGHS
+        dual simplex without the CVXPY model).
     svm_tol : float
         LIBSVM tolerance of P1.
     verbose : int
@@ -656,6 +890,12 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
         P2.
     svm_max_iter : int or None
         LIBSVM's iteration limit (see :func:`beta_svm_libsvm`).
+    features : ndarray or scipy.sparse matrix of shape (n, d), optional
+        Solve every P1 in this feature space instead (:func:`beta_svm_features`, with
+        ``K = None`` and ``solver="libsvm"``, the fast path's name): ``X`` for the linear
+        kernel, or a factor ``R`` with ``K ≈ R Rᵀ``; then ``‖h‖² = ‖w‖² + b²`` and no n × n
+        array is formed. The returned hypothesis is re-solved with
+        ``FEATURE_EPOCHS[1]`` passes if its P1 stopped at the first cap.
 
     Returns
     -------
@@ -673,51 +913,35 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
     True
     """
     t0 = time.perf_counter()
-    K = _check_kernel(K)
-    n = K.shape[0]
+    space = _p1_space(K, features, C, solver, svm_tol, svm_max_iter)
+    n = space.c.shape[0]
     beta = check_beta(beta0, n, name="beta0")
-    c = _check_costs(C, n)
     free = np.ones(n, bool) if free is None else np.asarray(free, bool)
     if positive_fraction is not None and not 0.0 <= positive_fraction <= 1.0:
         raise ValueError(f"`positive_fraction` must lie in [0, 1] or be None. Got "
                          f"{positive_fraction!r} instead.")
     p2 = (P2Problem(int(free.sum()), p2_solver, balance=positive_fraction is not None)
-          if free.any() else None)
-    p1_solver = [solver]
+          if free.any() and p2_solver is not None else None)
 
-    def p1(b):
-        if p1_solver[0] == "libsvm":
-            try:
-                return fit_beta_svm(K, b, c, solver="libsvm", tol=svm_tol, max_iter=svm_max_iter)
-            except SolverError as exc:
-                if exc.status != "max_iter":
-                    raise
-                warnings.warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
-                              f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
-                              "Standardize the features if the kernel is linear.",
-                              ConvergenceWarning, stacklevel=3)
-                p1_solver[0] = "cvxopt"
-        return fit_beta_svm(K, b, c, solver=p1_solver[0], tol=svm_tol)
-
-    sol = p1(beta)
+    sol = space.fit(beta)
     history = [{"iter": 0, "change": np.nan, "eps": np.nan, "beta_change": np.nan,
                 "objective": sol.dual_objective, "seconds": time.perf_counter() - t0}]
-    converged = p2 is None
+    converged = not free.any()
     status = "converged" if converged else "max_iter"
     recent = [(beta, sol)]                      # the last CYCLE_MEMORY + 1 iterates
     n_iter = 0
     change = eps = np.nan
     while not converged and n_iter < max_iter:
-        h = K @ sol.dual_coef + sol.intercept
-        beta_new = p2_step(h, beta, free, problem=p2, positive_fraction=positive_fraction)
+        beta_new = p2_step(space.scores(sol), beta, free, problem=p2,
+                           positive_fraction=positive_fraction)
         beta_change = float(np.abs(beta_new - beta).max())
-        new = p1(beta_new)
+        new = space.fit(beta_new, sol)
         n_iter += 1
-        change = _distance(K, new, sol)
-        eps = tol_abs + tol * float(np.hypot(_rkhs_norm(K, new.dual_coef), new.intercept))
+        change = space.distance(new, sol)
+        eps = tol_abs + tol * space.norm(new)
         # hᵗ within ε of h^{t−p}, p ≥ 2: the alternation has settled into a cycle of period p
         period = next((len(recent) - j for j, (_, old) in enumerate(recent[:-1])
-                       if _distance(K, new, old) <= eps), None)
+                       if space.distance(new, old) <= eps), None)
         beta, sol = beta_new, new
         recent = (recent + [(beta, sol)])[-(CYCLE_MEMORY + 1):]
         history.append({"iter": n_iter, "change": change, "eps": eps, "beta_change": beta_change,
@@ -735,18 +959,37 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
             beta, sol = min(recent[-period:], key=lambda it: it[1].dual_objective)
             break
     if not converged and max_iter > 0:
-        if status == "cycle":  # more iterations would go round the same cycle
-            what = f"h repeats with period {period}"
-            advice = ("The cycle's iterate of lowest P1 objective is returned; more iterations "
-                      "would repeat the cycle (a larger tol accepts its step as converged).")
-        else:
-            what, advice = f"stopped at max_iter={max_iter}", "Increase max_iter or tol."
-        warnings.warn(f"β-SVM alternation (P1 {p1_solver[0]!r}, P2 "
-                      f"{(p2.solver if p2 else P2_SOLVER)!r}) did not converge, status "
-                      f"{status!r}: {what}; final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = "
-                      f"{eps:.3g}. {advice}", ConvergenceWarning, stacklevel=2)
+        _warn_unconverged(status, period, max_iter, change, eps, space.solver,
+                          p2.solver if p2 else "highs-ds")
+    sol = space.finish(beta, sol)
     return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0,
-                               status, p1_solver[0])
+                               status, space.solver, space.scores(sol))
+
+
+def _p1_space(K, features, C, solver, svm_tol, svm_max_iter):
+    """The P1 solver of :func:`beta_iterate`: on the kernel matrix or in the feature space."""
+    if features is None:
+        K = _check_kernel(K)
+        return _KernelP1(K, _check_costs(C, K.shape[0]), solver, svm_tol, svm_max_iter)
+    if K is not None:
+        raise ValueError("Give the kernel matrix `K` or `features`, not both. Got both.")
+    if solver != "libsvm":
+        raise ValueError(f"`features` runs the fast P1 path (solver='libsvm'); the reference "
+                         f"solver needs the kernel matrix. Got solver={solver!r}.")
+    return _FeatureP1(features, _check_costs(C, features.shape[0]))
+
+
+def _warn_unconverged(status, period, max_iter, change, eps, p1_solver, p2_solver):
+    """The ``ConvergenceWarning`` of an alternation that stopped without meeting ε."""
+    if status == "cycle":  # more iterations would go round the same cycle
+        what = f"h repeats with period {period}"
+        advice = ("The cycle's iterate of lowest P1 objective is returned; more iterations "
+                  "would repeat the cycle (a larger tol accepts its step as converged).")
+    else:
+        what, advice = f"stopped at max_iter={max_iter}", "Increase max_iter or tol."
+    warnings.warn(f"β-SVM alternation (P1 {p1_solver!r}, P2 {p2_solver!r}) did not converge, "
+                  f"status {status!r}: {what}; final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = "
+                  f"{eps:.3g}. {advice}", ConvergenceWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------------------------

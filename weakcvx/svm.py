@@ -1452,15 +1452,31 @@ class LinearOffsetSVM:
         self.seed = _coordinate_seed(random_state)
         self.w, self.offset, self.alpha = np.zeros(R.shape[1] - 1), 0.0, np.zeros(n)
         self.n_epochs, self.n_steps, self.converged = 0, 0, True
+        self._all_rows = np.arange(n)
 
-    def _prox_step(self, y, c, alpha, centre, max_epochs):
-        """One proximal step from ``centre`` (``alpha`` updated in place); returns
-        ``(W, epochs, converged)`` with ``W = [w, b / s]``."""
-        rows, signs = np.arange(len(y))[None, :], y[None, :]
+    def _check_rows(self, rows, m):
+        """``rows`` as an int64 array of ``m`` stored-row indices (all rows when None)."""
+        n = self.R.shape[0]
+        if rows is None:
+            if m != n:
+                raise ValueError(f"`y` must have one entry per row of X ({n}). Got {m}.")
+            return self._all_rows
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or rows.shape[0] != m or rows.dtype.kind not in "iu":
+            raise ValueError(f"`rows` must be a 1-D integer array with one entry per entry of "
+                             f"`y` ({m}). Got shape {rows.shape}, dtype {rows.dtype}.")
+        if m and (rows.min() < 0 or rows.max() >= n):
+            raise ValueError(f"`rows` must index the {n} stored rows. Got values in "
+                             f"[{rows.min()}, {rows.max()}].")
+        return np.ascontiguousarray(rows, dtype=np.int64)
+
+    def _prox_step(self, y, c, alpha, centre, max_epochs, rows, qd):
+        """One proximal step from ``centre`` (``alpha`` updated in place) on the dual variables
+        of the stored rows ``rows``; returns ``(W, epochs, converged)`` with ``W = [w, b / s]``."""
+        rows, signs = rows[None, :], y[None, :]
         W = _weights_from_alpha(self.R, rows, signs, alpha)
         W[0, -1] += centre / OFFSET_FEATURE
-        args = (rows, signs, np.ones(1), c, self.row_norms_sq, alpha, W, self.tol, max_epochs,
-                self.seed, True)
+        args = (rows, signs, np.ones(1), c, qd, alpha, W, self.tol, max_epochs, self.seed, True)
         if self.backend == "numpy":
             epochs, converged = _box_qp_numpy(self.R, *args)
         elif sp.issparse(self.R):
@@ -1469,18 +1485,25 @@ class LinearOffsetSVM:
             epochs, converged = _cd_dense(self.R, *args)
         return W, epochs, converged
 
-    def fit(self, y, c, alpha0=None, offset0=None):
+    def fit(self, y, c, alpha0=None, offset0=None, rows=None):
         """Solve for labels ``y`` (±1) and costs ``c`` (scalar or per point), warm-started
         from ``alpha0`` (in ``[0, c]``; default 0) and the offset ``offset0`` (default 0).
+
+        ``rows`` (default: every stored row once) gives the stored row of each dual variable;
+        a row may appear several times, e.g. once per label as in the β-SVM's duplicated
+        points ``(x_i, +1)``, ``(x_i, −1)`` (:func:`weakcvx.beta.beta_svm_features`), without
+        copying it. ``y``, ``c`` and ``alpha0`` then have one entry per entry of ``rows``.
         Returns ``self``."""
         y = np.asarray(y, dtype=np.float64)
+        rows = self._check_rows(rows, len(y))
         c = _check_costs(c, len(y))
+        qd = self.row_norms_sq if rows is self._all_rows else self.row_norms_sq[rows]
         # ‖w‖ ≤ max_i c_i · Σ_i ‖x̃_i‖ for every α in the box; ‖w‖² must stay in float64
-        weight_bound = float(c.max()) * float(np.sqrt(self.row_norms_sq).sum())
+        weight_bound = float(c.max()) * float(np.sqrt(qd).sum())
         if not np.isfinite(4.0 * weight_bound * weight_bound):
             raise SolverError("LinearOffsetSVM", "overflow",
                               f"costs up to {float(c.max()):g} with Σ_i ‖x_i‖ = "
-                              f"{float(np.sqrt(self.row_norms_sq).sum()):g} put ‖w‖² beyond "
+                              f"{float(np.sqrt(qd).sum()):g} put ‖w‖² beyond "
                               "the float64 range. Lower C or rescale the features.")
         alpha = np.zeros(len(y)) if alpha0 is None else _check_alpha(alpha0, c)
         self.n_epochs = self.n_steps = 0
@@ -1493,7 +1516,7 @@ class LinearOffsetSVM:
         side, growth, steps_ok, converged = 0, 0.0, False, True
         while self.n_steps < MAX_OFFSET_STEPS and self.n_epochs < self.max_epochs:
             W, epochs, converged = self._prox_step(y, c, alpha, centre,
-                                                   self.max_epochs - self.n_epochs)
+                                                   self.max_epochs - self.n_epochs, rows, qd)
             self.n_epochs += int(epochs)
             self.n_steps += 1
             b = OFFSET_FEATURE * W[0, -1]

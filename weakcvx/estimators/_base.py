@@ -290,6 +290,28 @@ class KernelModelMixin:
         R = np.hstack([R, np.full((n, 1), s)]) if s > 0 else R
         return (R, pivots) if return_pivots else R
 
+    def _kernel_factor(self, X, rank):
+        """``(R, pivots)``: a pivoted-Cholesky factor of at most ``rank`` columns of the RBF or
+        polynomial kernel (width resolved on ``X``), for fits in the kernel's feature space
+        (:meth:`_store_nystrom` turns their ``w`` into a kernel expansion)."""
+        _, self._gamma = kernels.kernel_function(
+            self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree, coef0=self.coef0,
+            X_fit=X)
+        return self._low_rank_features(X, 0.0, rank=min(X.shape[0], rank), return_pivots=True)
+
+    def _store_nystrom(self, X, R, pivots, w, intercept):
+        r"""Model of a linear fit ``(w, b)`` on the factor ``R = K[:, P] R[P]⁻ᵀ``: the Nyström
+        features ``r(x) = k(x, X_P) R[P]⁻ᵀ`` give ``f(x) = r(x)·w + b
+        = Σ_{j∈P} γ_j k(x_j, x) + b``, ``γ = R[P]⁻ᵀ w``: a kernel expansion on the pivots,
+        equal on the training rows to the scores the fit saw. Returns those scores."""
+        import scipy.linalg
+
+        gamma = scipy.linalg.solve_triangular(R[pivots], w, trans="T", lower=True)
+        self.dual_coef_ = gamma
+        self.intercept_ = float(intercept)
+        self.X_fit_ = X[pivots]
+        return R @ w + self.intercept_
+
     def _kernel(self, X, Y=None):
         """The fitted kernel (gamma resolved on the training data); picklable, unlike a closure."""
         if self.kernel == "rbf":

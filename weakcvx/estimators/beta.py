@@ -9,21 +9,25 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import row_norms
 
 from .. import kernels
 from .._validation import check_real
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, verbose_logging, warn_if_unscaled
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, spread_scaled_cost, verbose_logging,
+                    warn_if_unscaled)
 from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
 
 
 #: Default ``C`` of :class:`BetaSVM` with a non-linear (or precomputed) kernel.
 KERNEL_C = 10.0
 
-#: Default ``C`` of :class:`BetaSVM` with ``kernel="linear"``.
-LINEAR_C = 0.1
+#: Default ``C`` of :class:`BetaSVM` with ``kernel="linear"``: ``LINEAR_C_DIAGONAL / mean_i
+#: ‖x_i − x̄‖²``, invariant to the scale of the features (the offset is free); 16 on rows of unit
+#: norm (text), 0.1-0.5 on standardized UCI sets of 30-150 features (docs/methods/beta.rst).
+LINEAR_C_DIAGONAL = 16.0
 
 
 def _two_class_target(y, n_samples):
@@ -64,6 +68,20 @@ UNSCALED_KERNEL_SCALE = 1e6
 #: Training predictions with fewer than this fraction in one class count as collapsed.
 COLLAPSE_FRACTION = 0.01
 
+#: Rows from which ``kernel="linear"`` solves P1 on ``X`` itself
+#: (:func:`weakcvx.beta.beta_svm_features`) instead of LIBSVM on the 2n × 2n duplicated kernel;
+#: the crossover in time (docs/methods/beta.rst, "At scale").
+LINEAR_FEATURE_MIN_ROWS = 1000
+
+#: Rows from which the RBF and polynomial kernels solve P1 on a pivoted-Cholesky factor of
+#: :data:`FACTOR_RANK` columns (the model a kernel expansion on its pivots): a few thousand
+#: points, as for the other kernel estimators (docs/design.rst §7).
+FACTOR_MIN_ROWS = 5000
+
+#: Columns of that factor; chosen among 200, 500, 1000 beside the dense path
+#: (docs/methods/beta.rst, "At scale").
+FACTOR_RANK = 500
+
 
 class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""β-SVM: an SVM whose points carry label confidences β, refined iteratively.
@@ -100,9 +118,11 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
     C : float or None, default=None
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
-        grid search). ``None``: 10, or 0.1 with ``kernel="linear"``; chosen among 1, 10, 100
-        (RBF) and 0.1, 1, 10 (linear) on UCI sets, 10% labeled (docs/methods/beta.rst,
-        "Measurements behind the defaults").
+        grid search). ``None``: ``KERNEL_C`` = 10, or with ``kernel="linear"``
+        ``LINEAR_C_DIAGONAL / mean_i ‖x_i − x̄‖²`` (= 16 / mean squared distance to the mean
+        row, so the default does not depend on the scale of the features); chosen among 1, 10,
+        100 (RBF) and 1-32 (linear) on UCI sets and sparse text-like rows
+        (docs/methods/beta.rst, "Measurements behind the defaults").
     C_unlabeled : float or None, default=None
         Cost of unlabeled points under ``"ssl"``; ``None`` means the paper's
         ``c₂ = C · n_labeled / n``.
@@ -117,15 +137,18 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     tol : float, default=1e-3
         Relative part of the stopping threshold ε = 1e−5 + tol·‖h‖.
     solver : {"libsvm", "cvxopt"}, default="libsvm"
-        P1 solver: the weighted-SVC fast path or the CVXOPT reference QP; they agree to ~1e−5
-        in decision values (tests/test_beta.py), and LIBSVM is the faster
-        (docs/methods/beta.rst).
+        P1 solver: the fast path or the CVXOPT reference QP; they agree to ~1e−5 in decision
+        values (tests/test_beta.py, tests/test_beta_features.py). The fast path is the
+        weighted SVC of LIBSVM on the duplicated kernel, and in a feature space
+        (:func:`weakcvx.beta.beta_svm_features`, no n × n array) from
+        ``LINEAR_FEATURE_MIN_ROWS`` = 1000 rows with the linear kernel (on ``X``, sparse kept
+        sparse) and from ``FACTOR_MIN_ROWS`` = 5000 rows with the RBF and polynomial kernels
+        (on a pivoted-Cholesky factor of ``FACTOR_RANK`` = 500 columns).
         Fallback: when LIBSVM stops at its iteration limit
         (:data:`weakcvx.beta.LIBSVM_MAX_ITER`) that P1 step and the later ones are solved with
-        CVXOPT, with a ``ConvergenceWarning`` saying so. LIBSVM is slow on badly scaled
-        features with the linear kernel (docs/methods/beta.rst): standardize the features
-        first; a ``UserWarning`` says so when
-        ``C · median(diag K)`` exceeds 1e6.
+        CVXOPT, with a ``ConvergenceWarning`` saying so. A ``UserWarning`` says when
+        ``C · median(diag K)`` exceeds 1e6 (a polynomial kernel or an explicit linear ``C`` on
+        unscaled features, where the solvers crawl: standardize the features).
     positive_fraction : "auto", float in [0, 1] or None, default="auto"
         Class balance that P2 may not move away from: P2 keeps the number of positives among
         the free rows between ``positive_fraction · m`` and its current value (see
@@ -141,11 +164,14 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+    costs_ : tuple of float
+        ``(C, C_unlabeled)`` as resolved by ``fit`` (``(C, C)`` unless ``init="ssl"``).
     beta_ : ndarray of shape (n_samples, 2)
         The final β (the one the final hypothesis was trained on); labeled rows stay one-hot
         under ``"ssl"``.
     dual_coef_ : ndarray of shape (n_samples,)
-        ``α⁺ − α⁻``.
+        ``α⁺ − α⁻``; on the factor path (RBF / polynomial from ``FACTOR_MIN_ROWS`` rows) the
+        coefficients of the kernel expansion on the factor's pivots ``X_fit_`` instead.
     intercept_ : float
     coef_ : ndarray of shape (n_features,)
         Primal weights (linear kernel only).
@@ -237,8 +263,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _initial_beta(self, X, K, y, beta, bags, proportions):
-        """β⁰, the free rows, the costs and classes_ for ``init``."""
+    def _initial_beta(self, X, K, y, beta, bags, proportions, C):
+        """β⁰, the free rows, the costs and classes_ for ``init`` (``C`` resolved)."""
         n = X.shape[0]
         if self.init == "proportions" and bags is None and y is not None and np.ndim(y) == 2:
             bags = y                                # fit(X, bag_targets(...))
@@ -257,13 +283,13 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"{hint}. Got None instead.")
         if beta is not None and self.init != "given":
             raise ValueError(f"`beta` is only used with init='given'. Got init={self.init!r}.")
-        costs = np.full(n, self._cost())
+        costs = np.full(n, C)
         free = np.ones(n, bool)
         if self.init == "ssl":
             classes, y_known = _ssl_target(y, n)
             beta0, free = beta_semi_supervised(y_known)
             n_labeled = int(np.sum(~free))
-            c_u = self._cost() * n_labeled / n if self.C_unlabeled is None else self.C_unlabeled
+            c_u = C * n_labeled / n if self.C_unlabeled is None else self.C_unlabeled
             costs[free] = c_u
         elif self.init == "knn":
             classes, y_pm = _two_class_target(y, n)
@@ -287,12 +313,14 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             classes = np.array([0, 1]) if y is None else _two_class_target(y, n)[0]
         return beta0, free, costs, classes
 
-    def _cost(self):
-        """``C`` with its default resolved: ``LINEAR_C`` for the linear kernel, ``KERNEL_C``
-        otherwise."""
+    def _cost(self, X):
+        """``C`` with its default resolved on the training rows ``X``: ``LINEAR_C_DIAGONAL /
+        mean ‖x − x̄‖²`` for the linear kernel, ``KERNEL_C`` otherwise."""
         if self.C is not None:
             return float(self.C)
-        return LINEAR_C if self.kernel == "linear" else KERNEL_C
+        if self.kernel == "linear":
+            return spread_scaled_cost(LINEAR_C_DIAGONAL, X, 0.0)
+        return KERNEL_C
 
     def _initial_fraction(self, beta0, free):
         """Class balance of the supervision: the labeled class ratio (SSL) or mean β⁰⁺ of the
@@ -300,19 +328,39 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         rows = ~free if self.init == "ssl" else (free if free.any() else slice(None))
         return float(beta0[rows, 1].mean())
 
-    def _warn_unscaled(self, K):
+    def _warn_unscaled(self, X, K, C):
         if self.kernel not in ("linear", "poly"):
             return
+        if K is not None:
+            diagonal = np.diag(K)
+        else:                                   # the feature path: diag K from the rows
+            diagonal = row_norms(X, squared=True)
+            if self.kernel == "poly":
+                diagonal = (self._gamma * diagonal + self.coef0) ** self.degree
         warn_if_unscaled("BetaSVM", f"C · median(diag K) with kernel={self.kernel!r}",
-                         self._cost() * float(np.median(np.diag(K))), UNSCALED_KERNEL_SCALE,
-                         "LIBSVM may need millions of iterations per step (then CVXOPT takes "
-                         "over)")
+                         C * float(np.median(diagonal)), UNSCALED_KERNEL_SCALE,
+                         "the P1 solver may need millions of iterations per step")
 
-    def _warn_collapse(self, K, initial):
+    def _p1_features(self, X):
+        """``(features, pivots)`` in which P1 is solved, or ``(None, None)`` for the kernel
+        matrix: ``X`` for the linear kernel from :data:`LINEAR_FEATURE_MIN_ROWS` rows, a
+        rank-:data:`FACTOR_RANK` pivoted-Cholesky factor and its pivots for the RBF and
+        polynomial kernels from :data:`FACTOR_MIN_ROWS` rows; only with the fast P1 solver
+        (``solver="libsvm"``: the CVXOPT reference needs the kernel matrix)."""
+        n = X.shape[0]
+        if self.solver != "libsvm":
+            return None, None
+        if self.kernel == "linear" and n >= LINEAR_FEATURE_MIN_ROWS:
+            return X, None
+        if self.kernel in ("rbf", "poly") and n >= FACTOR_MIN_ROWS:
+            return self._kernel_factor(X, FACTOR_RANK)
+        return None, None
+
+    def _warn_collapse(self, scores, initial):
         """Warn when the training predictions fall in one class although β⁰ had both."""
         if not COLLAPSE_FRACTION < initial < 1 - COLLAPSE_FRACTION:
             return
-        positive = float(np.mean(K @ self.dual_coef_ + self.intercept_ > 0))
+        positive = float(np.mean(scores > 0))
         minority = min(positive, 1.0 - positive)
         if minority < COLLAPSE_FRACTION:
             warnings.warn(f"BetaSVM predicts {100 * (1 - minority):.1f}% of the training points "
@@ -349,10 +397,16 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X = self._validate_X(X)
-        inputs = self._dense_problem_inputs(X)
-        K = inputs["kernel"] if "kernel" in inputs else kernels.linear(inputs["features"])
-        beta0, free, costs, self.classes_ = self._initial_beta(X, K, y, beta, bags, proportions)
-        self._warn_unscaled(K)
+        features, pivots = self._p1_features(X)
+        K = None
+        if features is None:
+            inputs = self._dense_problem_inputs(X)
+            K = inputs["kernel"] if "kernel" in inputs else kernels.linear(inputs["features"])
+        C = self._cost(X)
+        beta0, free, costs, self.classes_ = self._initial_beta(X, K, y, beta, bags, proportions,
+                                                               C)
+        self.costs_ = (C, float(costs[free].min()) if self.init == "ssl" and free.any() else C)
+        self._warn_unscaled(X, K, C)
         initial = self._initial_fraction(beta0, free)
         target = None if self.positive_fraction is None or not free.any() else (
             initial if self.positive_fraction == "auto" else float(self.positive_fraction))
@@ -360,18 +414,21 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         with verbose_logging(self.verbose):
             res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
                                solver=self.solver, verbose=self.verbose,
-                               positive_fraction=target)
+                               positive_fraction=target, features=features)
         self.beta_ = res.beta
         self.dual_coef_ = res.solution.dual_coef
         self.intercept_ = float(res.solution.intercept)
-        if self.kernel == "linear":
-            self.coef_ = np.asarray(X.T @ self.dual_coef_).ravel()
+        if pivots is not None:
+            self._store_nystrom(X, features, pivots, res.solution.coef, self.intercept_)
+        elif self.kernel == "linear":
+            self.coef_ = (res.solution.coef if res.solution.coef is not None
+                          else np.asarray(X.T @ self.dual_coef_).ravel())
         else:
             self.X_fit_ = X if self.kernel != "precomputed" else None
         self.n_iter_ = res.n_iter + 1
         self.converged_ = res.converged
         self.status_ = res.status
-        self._warn_collapse(K, initial)
+        self._warn_collapse(res.scores, initial)
         self.history_ = res.history
         return self
 

@@ -479,7 +479,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
             scores = (np.asarray(X @ self.coef_).ravel() if features is not None
                       else K @ res["beta"]) + res["intercept"]
         else:
-            scores = self._store_nystrom(X, features, pivots, res["beta"], res["intercept"])
+            scores = self._store_nystrom(X, features, pivots, features.T @ res["beta"],
+                                         res["intercept"])
         self._check_training_scores(scores, res["value"], "alter-proportion-SVM")
         self.transduction_ = (res["labels"] > 0).astype(np.int64)
         self.objective_ = float(res["value"])
@@ -499,24 +500,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         if self.kernel == "linear" and not unscaled and n >= PRIMAL_MIN_ROWS:
             return X, None
         if self.kernel in ("rbf", "poly") and n >= FACTOR_MIN_ROWS:
-            self._resolve_gamma(X)
-            return self._low_rank_features(X, 0.0, rank=min(n, FACTOR_RANK),
-                                           return_pivots=True)
+            return self._kernel_factor(X, FACTOR_RANK)
         return None, None
-
-    def _store_nystrom(self, X, R, pivots, beta, intercept):
-        r"""Model of a fit on the factor ``R = K[:, P] R[P]⁻ᵀ``: with ``w = Rᵀβ`` the
-        Nyström features ``r(x) = k(x, X_P) R[P]⁻ᵀ`` give ``f(x) = r(x)·w + b
-        = Σ_{j∈P} γ_j k(x_j, x) + b``, ``γ = R[P]⁻ᵀ w``: a kernel expansion on the pivots,
-        equal on the training rows to the scores the fit saw. Returns those scores."""
-        import scipy.linalg
-
-        w = R.T @ beta
-        gamma = scipy.linalg.solve_triangular(R[pivots], w, trans="T", lower=True)
-        self.dual_coef_ = gamma
-        self.intercept_ = float(intercept)
-        self.X_fit_ = X[pivots]
-        return R @ w + self.intercept_
 
     def _mean_map_start(self, X, K, bag_index, p, features=None):
         """Labels of alter-∝SVM's extra start: MeanMap's scores ranked within each bag
