@@ -30,6 +30,11 @@ n = 5,000 and 20,000 (quick: linear at 5,000), with its peak traced memory, besi
 ``LinearSVC`` fit on the true labels and, at 5,000 rows, the dense-kernel path
 (``kernel="precomputed"`` on the same kernel matrix, SMO on the n × n kernel).
 
+**β-SVM at scale.** ``BetaSVM()`` (``init="ssl"``, 10% labeled) solves P1 in a feature space
+(:func:`weakcvx.beta.beta_svm_features`): ``X`` with the linear kernel (5,000 and 100,000
+rows), a rank-500 factor with the RBF kernel (5,000 and 20,000 rows); beside ``LinearSVC()`` on
+the labeled rows and, at 5,000 rows, the dense path (LIBSVM on the 2n × 2n duplicated kernel).
+
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
 C_u = 0.1`` (the :class:`~weakcvx.S3VM` defaults when this bench was written). The width is narrower than the library's
@@ -58,6 +63,7 @@ TOL = 1e-2
 PAPER_SCALE = "Scale (WellSVM's claim: RCV1, 677k rows, < 1000 s)"
 RANK_TABLE = "Scale: rank-r factor against the exact kernel (the 'paper' column is the exact kernel)"
 LLP_TABLE = "Scale: ProportionSVM on the feature matrix (no paper figure)"
+BETA_TABLE = "Scale: BetaSVM in a feature space (no paper figure)"
 
 
 def rbf_problem(n, seed=0):
@@ -213,6 +219,26 @@ def linear_at_scale(n_rows=560_000, n_features=20_000, nnz_per_row=50, time_limi
     return record
 
 
+def _timed_fit(fit, traced=True):
+    """``(model, seconds, peak MiB)``: the fit timed without tracemalloc (it slows
+    allocations), then, with ``traced``, a second identical fit for the peak traced memory (as
+    ``bench linear`` does; None without ``traced``)."""
+    import tracemalloc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        model = fit()
+        seconds = time.perf_counter() - t0
+        if not traced:
+            return model, seconds, None
+        tracemalloc.start()
+        fit()
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return model, seconds, peak
+
+
 def proportion_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     """``ProportionSVM(kernel=kernel)`` (linear: the feature path from
     :data:`weakcvx.estimators.proportion.PRIMAL_MIN_ROWS` rows; RBF: a rank-200 factor from
@@ -222,8 +248,6 @@ def proportion_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     ``LinearSVC`` fit on the true labels and, with ``dense_baseline``, the dense-kernel path
     (``kernel="precomputed"`` on the same kernel matrix: SMO on the n × n kernel).
     """
-    import tracemalloc
-
     from sklearn.datasets import make_classification
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
@@ -233,23 +257,7 @@ def proportion_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     X, y = make_classification(n, 20, n_informative=8, random_state=seed)
     X = StandardScaler().fit_transform(X)
     bags, p = datasets.make_bags(X, y, 16, random_state=seed)
-
-    def timed(fit, traced=True):
-        """The fit timed without tracemalloc (it slows allocations), then, with ``traced``,
-        a second identical fit for the peak traced memory (as ``bench linear`` does)."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            model = fit()
-            seconds = time.perf_counter() - t0
-            if not traced:
-                return model, seconds, None
-            tracemalloc.start()
-            fit()
-            peak = tracemalloc.get_traced_memory()[1] / 2**20
-            tracemalloc.stop()
-        return model, seconds, peak
-
+    timed = _timed_fit
     model, seconds, peak = timed(
         lambda: ProportionSVM(kernel=kernel, random_state=seed).fit(X, bags, p))
     record = {"n": n, "kernel": kernel, "seconds": seconds, "peak_mib": peak,
@@ -264,6 +272,30 @@ def proportion_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     return record
 
 
+def _dense_columns(record):
+    """The dense path's table cells (seconds, peak MiB, accuracy; dashes when it did not run)
+    and the matching tail of a report note."""
+    if "dense_seconds" not in record:
+        return f"{'—':>9}{'—':>10}{'—':>10}", ""
+    r = record
+    return (f"{r['dense_seconds']:>9.1f}{r['dense_peak_mib']:>10.0f}{r['dense_accuracy']:>10.3f}",
+            f"; dense-kernel path {r['dense_seconds']:.1f} s, {r['dense_peak_mib']:.0f} MiB, "
+            f"accuracy {r['dense_accuracy']:.3f}")
+
+
+def _print_runs(rows, runs, measure, cells, quantity, note, table):
+    """One table row and one report row per ``(kernel, n, dense_baseline)`` of ``runs``:
+    ``measure(n, kernel, dense_baseline)`` gives the record, ``cells`` / ``note`` / ``quantity``
+    format it; the dense path's columns come last."""
+    for kernel, n, dense_baseline in runs:
+        r = measure(n, kernel=kernel, dense_baseline=dense_baseline)
+        dense, dense_note = _dense_columns(r)
+        print(f"{kernel:>7}{n:>8}{cells(r)}{dense}")
+        rows.append({"paper": table, "quantity": quantity(kernel, n), "paper_value": None,
+                     "ours": r["accuracy"], "seconds": r["seconds"],
+                     "note": note(r) + dense_note, "raw": r})
+
+
 def _print_proportion(rows, quick):
     """``bench scale``'s LLP table (see :func:`proportion_at_scale`)."""
     runs = [("linear", 5000, True)] + ([] if quick else [("linear", 20000, False),
@@ -273,31 +305,76 @@ def _print_proportion(rows, quick):
           "standardized, bags of 16, accuracy on the training rows; linear: the feature path, "
           "RBF: a rank-200 factor; beside one LinearSVC fit (true labels) and, at 5,000 rows, "
           "the dense-kernel path (SMO on the n x n kernel) in the same process")
-    print(f"{'kernel':>7}{'n':>7}{'seconds':>9}{'x LinearSVC':>12}{'peak MiB':>10}{'X MiB':>7}"
+    print(f"{'kernel':>7}{'n':>8}{'seconds':>9}{'x LinearSVC':>12}{'peak MiB':>10}{'X MiB':>7}"
           f"{'accuracy':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
-    for kernel, n, dense_baseline in runs:
-        r = proportion_at_scale(n, kernel=kernel, dense_baseline=dense_baseline)
-        dense = (f"{r['dense_seconds']:>9.1f}{r['dense_peak_mib']:>10.0f}"
-                 f"{r['dense_accuracy']:>10.3f}" if "dense_seconds" in r else
-                 f"{'—':>9}{'—':>10}{'—':>10}")
-        print(f"{kernel:>7}{n:>7}{r['seconds']:>9.1f}{r['seconds'] / r['svc_seconds']:>12.1f}"
-              f"{r['peak_mib']:>10.0f}{r['x_mib']:>7.1f}{r['accuracy']:>10.3f}{dense}")
-        note = (f"{r['seconds'] / r['svc_seconds']:.1f}x one LinearSVC fit, peak "
-                f"{r['peak_mib']:.0f} MiB")
-        if "dense_seconds" in r:
-            note += (f"; dense-kernel path {r['dense_seconds']:.1f} s, "
-                     f"{r['dense_peak_mib']:.0f} MiB, accuracy {r['dense_accuracy']:.3f}")
-        rows.append({"paper": LLP_TABLE,
-                     "quantity": f"ProportionSVM {kernel}, n={n}, bags of 16: training accuracy",
-                     "paper_value": None, "ours": r["accuracy"], "seconds": r["seconds"],
-                     "note": note, "raw": r})
+    _print_runs(
+        rows, runs, proportion_at_scale,
+        lambda r: (f"{r['seconds']:>9.1f}{r['seconds'] / r['svc_seconds']:>12.1f}"
+                   f"{r['peak_mib']:>10.0f}{r['x_mib']:>7.1f}{r['accuracy']:>10.3f}"),
+        lambda kernel, n: f"ProportionSVM {kernel}, n={n}, bags of 16: training accuracy",
+        lambda r: (f"{r['seconds'] / r['svc_seconds']:.1f}x one LinearSVC fit, peak "
+                   f"{r['peak_mib']:.0f} MiB"), LLP_TABLE)
+
+
+def beta_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
+    """``BetaSVM(kernel=kernel)`` (``init="ssl"``; linear: P1 on ``X`` from
+    :data:`weakcvx.estimators.beta.LINEAR_FEATURE_MIN_ROWS` rows; RBF: a rank-500 factor from
+    :data:`~weakcvx.estimators.beta.FACTOR_MIN_ROWS`) on ``make_classification(n, 20,
+    n_informative=8)``, standardized, 10% of the rows labeled; one record with its seconds,
+    peak traced memory and accuracy on the unlabeled rows, beside one ``LinearSVC()`` fit on
+    the labeled rows and, with ``dense_baseline``, the dense path (``kernel="precomputed"`` on
+    the same kernel and cost: LIBSVM on the duplicated 2n × 2n kernel).
+    """
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    from weakcvx import BetaSVM, kernels
+
+    X, y = make_classification(n, 20, n_informative=8, random_state=seed)
+    X = StandardScaler().fit_transform(X)
+    labeled = np.random.default_rng(seed).random(n) < 0.1
+    y_semi = np.where(labeled, y, -1)
+    model, seconds, peak = _timed_fit(lambda: BetaSVM(kernel=kernel).fit(X, y_semi))
+    record = {"n": n, "kernel": kernel, "seconds": seconds, "peak_mib": peak,
+              "accuracy": float(np.mean(model.predict(X[~labeled]) == y[~labeled])),
+              "x_mib": X.nbytes / 2**20}
+    svc, record["svc_seconds"], _ = _timed_fit(
+        lambda: LinearSVC().fit(X[labeled], y[labeled]), traced=False)
+    record["svc_accuracy"] = float(np.mean(svc.predict(X[~labeled]) == y[~labeled]))
+    if dense_baseline:
+        K = X @ X.T if kernel == "linear" else kernels.rbf(X, gamma=model._gamma)
+        dense, record["dense_seconds"], record["dense_peak_mib"] = _timed_fit(
+            lambda: BetaSVM(kernel="precomputed", C=model.costs_[0]).fit(K, y_semi))
+        record["dense_accuracy"] = float(np.mean(dense.predict(K[~labeled]) == y[~labeled]))
+    return record
+
+
+def _print_beta(rows, quick):
+    """``bench scale``'s β-SVM table (see :func:`beta_at_scale`)."""
+    runs = [("linear", 5000, True)] + ([] if quick else [("linear", 100_000, False),
+                                                         ("rbf", 5000, True),
+                                                         ("rbf", 20000, False)])
+    print("\nβ-SVM: BetaSVM(kernel) on make_classification(n, 20), standardized, 10% labeled, "
+          "accuracy on the unlabeled rows; linear: P1 on X, RBF: a rank-500 factor; beside "
+          "LinearSVC() on the labeled rows and, at 5,000 rows, the dense path (LIBSVM on the "
+          "2n x 2n duplicated kernel) in the same process")
+    print(f"{'kernel':>7}{'n':>8}{'seconds':>9}{'peak MiB':>10}{'X MiB':>7}{'accuracy':>10}"
+          f"{'LinearSVC':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
+    _print_runs(
+        rows, runs, beta_at_scale,
+        lambda r: (f"{r['seconds']:>9.1f}{r['peak_mib']:>10.0f}{r['x_mib']:>7.1f}"
+                   f"{r['accuracy']:>10.3f}{r['svc_accuracy']:>10.3f}"),
+        lambda kernel, n: f"BetaSVM {kernel}, n={n}, 10% labeled: transductive accuracy",
+        lambda r: (f"peak {r['peak_mib']:.0f} MiB; LinearSVC() on the labeled rows "
+                   f"{r['svc_accuracy']:.3f}"), BETA_TABLE)
 
 
 def bench_scale(quick=False):
     """Rank cost at n = 3000 (quick 1000), RBF at n = 20,000 and 50,000 (quick 20,000) through
     a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (linear and RBF; quick: linear at
-    5,000), and the linear path
-    on ~515k sparse rows (time limit 3600 s; quick 600 s).
+    5,000), BetaSVM at n = 5,000 and 100,000 (linear) and 5,000 and 20,000 (RBF; quick: linear
+    at 5,000), and the linear path on ~515k sparse rows (time limit 3600 s; quick 600 s).
 
     Returns
     -------
@@ -311,7 +388,7 @@ def bench_scale(quick=False):
     ranks = (25, 100) if quick else (25, 50, 100, 200)
     large = (20000,) if quick else (20000, 50000)
     limit = 600.0 if quick else 3600.0
-    steps = tqdm(total=3 + len(large), desc="scale", leave=False)
+    steps = tqdm(total=4 + len(large), desc="scale", leave=False)
     rows = []
 
     print(f"RBF rank cost on two moons, n = {n_small}, 1% labeled, label generation "
@@ -351,6 +428,8 @@ def bench_scale(quick=False):
                              f"{r['trace_error']:.1e}", "raw": r})
 
     _print_proportion(rows, quick)
+    steps.update()
+    _print_beta(rows, quick)
     steps.update()
 
     print(f"\nLinear path: S3VM(kernel='linear') on sparse rows (1% labeled), limit {limit:.0f} s")
