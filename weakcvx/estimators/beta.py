@@ -25,8 +25,9 @@ from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
 KERNEL_C = 10.0
 
 #: Default ``C`` of :class:`BetaSVM` with ``kernel="linear"``: ``LINEAR_C_DIAGONAL / mean_i
-#: ‖x_i − x̄‖²``, invariant to the scale of the features (the offset is free); 16 on rows of unit
-#: norm (text), 0.1-0.5 on standardized UCI sets of 30-150 features (docs/methods/beta.rst).
+#: ‖x_i − x̄‖²``, invariant to the scale of the features (the offset is free): about 16 on rows
+#: of unit norm (text), 16 / d on d standardized features (2 on pima's 8, 0.27 on sonar's 60);
+#: docs/methods/beta.rst.
 LINEAR_C_DIAGONAL = 16.0
 
 
