@@ -242,7 +242,7 @@ def _sdp_lowrank(records):
 HEADLINES = {
     "mkl": ("MKL master, 8 labels, rank-200 RBF factor", _mkl),
     "linear": ("linear S3VM on sparse rows", _linear),
-    "scale": ("low-rank RBF, label proportions and the linear path at scale", _scale),
+    "scale": ("low-rank RBF, label proportions, β-SVM and the linear path at scale", _scale),
     "ssl-uci": ("WellSVM Table 3, 10% labeled, 10 splits, default parameters", _ssl_uci),
     "two-moons": ("Chapelle et al. Table 1", _two_moons),
     "sdp": ("SDP on two moons, SCS eps 1e-3", _sdp),
