@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -144,3 +145,32 @@ def test_dense_path_is_taken_only_when_the_whole_fit_fits():
     finally:
         wc.set_config(memory_budget=None)
     assert "features" in inputs and inputs["features"].shape[0] == 200
+
+
+def test_predictions_and_bag_kernels_are_computed_in_blocks_of_bounded_size(monkeypatch):
+    """k(X, X_fit) β and InvCal's A K Aᵀ by blocks of about KERNEL_BLOCK_BYTES: the same values
+    as the whole product, without the whole kernel block in memory."""
+    from weakcvx import _validation
+    from weakcvx.proportion import bag_mean_kernel
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 5))
+    y_semi = np.where(np.arange(300) % 10 == 0, (X[:, 0] > 0).astype(int), -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = wc.BetaSVM(max_iter=2).fit(X, y_semi)
+    X_new = rng.standard_normal((20_000, 5))                  # the whole block: 46 MiB
+    whole = wc.kernels.rbf(X_new, model.X_fit_, gamma=model._gamma) @ model.dual_coef_
+    monkeypatch.setattr(_validation, "KERNEL_BLOCK_BYTES", 2**20)
+    tracemalloc.start()
+    scores = model.decision_function(X_new)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.allclose(scores, whole + model.intercept_, rtol=0, atol=1e-12)
+    assert peak < 8 * 2**20
+    monkeypatch.setattr(_validation, "KERNEL_BLOCK_BYTES", 2**14)      # blocks of 6 rows
+    bags = np.arange(300) % 20
+    kernel = lambda A, B: wc.kernels.rbf(A, B, gamma=0.3)     # noqa: E731
+    blocked = bag_mean_kernel(X, bags, 20, kernel=kernel, block_rows=_validation.block_rows(300))
+    dense = bag_mean_kernel(X, bags, 20, kernel=kernel, block_rows=300)
+    assert _validation.block_rows(300) == 6 and np.allclose(blocked, dense, atol=1e-13)

@@ -19,7 +19,8 @@ from numbers import Real
 
 import numpy as np
 
-__all__ = ["set_config", "get_config", "memory_budget", "check_dense_size", "MemoryBudgetError",
+__all__ = ["set_config", "get_config", "memory_budget", "block_rows", "check_dense_size",
+           "MemoryBudgetError",
            "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids",
            "one_blas_thread"]
 
@@ -132,6 +133,27 @@ def memory_budget():
 def dense_fits(n_rows, n_cols, itemsize=8, copies=1):
     """Whether ``copies`` dense ``n_rows × n_cols`` arrays fit in the memory budget."""
     return copies * int(n_rows) * int(n_cols) * itemsize <= memory_budget()
+
+
+#: Bytes of one block of kernel values computed at a time where the whole array is not needed
+#: (predictions ``k(X, X_fit) β``, InvCal's bag-mean kernel). Larger blocks only cost memory:
+#: 30,000 × 20,000 RBF values times a vector took 9.4 s and 2 GiB traced in blocks of 13,000
+#: rows (half the budget), 3.1-3.7 s and 31-122 MiB in blocks of 100-400 rows
+#: (docs/design.rst §7).
+KERNEL_BLOCK_BYTES = 32 * 2**20
+
+
+def block_rows(n_cols, itemsize=8):
+    """Rows of a block of an ``n_cols``-wide array computed at a time: about
+    :data:`KERNEL_BLOCK_BYTES`, within half the memory budget, at least 1.
+
+    Examples
+    --------
+    >>> block_rows(20_000)
+    209
+    """
+    width = itemsize * max(int(n_cols), 1)
+    return max(1, min(memory_budget() // (2 * width), KERNEL_BLOCK_BYTES // width))
 
 
 def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1):

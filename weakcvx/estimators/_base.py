@@ -19,7 +19,8 @@ from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_dense_size, dense_fits, memory_budget, validate_X
+from .._validation import (block_rows, check_dense_size, dense_fits, memory_budget,
+                           validate_X)
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 from ..problem import append_constant_feature
 
@@ -357,9 +358,9 @@ class KernelModelMixin:
         return self._chunked_kernel_dot(X) + self.intercept_
 
     def _chunked_kernel_dot(self, X):
-        """``k(X, X_fit_) @ dual_coef_`` by blocks of rows that fit in the memory budget."""
-        n_fit = self.X_fit_.shape[0]
-        block = max(1, int(memory_budget() // (2 * 8 * max(n_fit, 1))))
+        """``k(X, X_fit_) @ dual_coef_`` by blocks of rows of about
+        :data:`weakcvx._validation.KERNEL_BLOCK_BYTES`."""
+        block = block_rows(self.X_fit_.shape[0])
         if block >= X.shape[0]:
             return self._kernel(X, self.X_fit_) @ self.dual_coef_
         return np.concatenate([self._kernel(X[i:i + block], self.X_fit_) @ self.dual_coef_

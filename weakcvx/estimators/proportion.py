@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_dense_size, dense_fits, memory_budget, validate_X
+from .._validation import block_rows, check_dense_size, dense_fits, validate_X
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import SMO_PASSES, alter_proportion_svm, proportion_ranked_labels
@@ -688,9 +688,8 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         if self.kernel == "precomputed" or dense_fits(n, n, copies=DENSE_KERNEL_FIT_COPIES):
             return self._dense_kernel(X), None
         self._resolve_gamma(X)
-        block_rows = max(1, int(memory_budget() // (2 * 8 * n)))
         return None, bag_mean_kernel(X, bag_index, n_bags, kernel=self._kernel,
-                                     block_rows=block_rows)
+                                     block_rows=block_rows(n))
 
 
 class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
