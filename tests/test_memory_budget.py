@@ -174,3 +174,20 @@ def test_predictions_and_bag_kernels_are_computed_in_blocks_of_bounded_size(monk
     blocked = bag_mean_kernel(X, bags, 20, kernel=kernel, block_rows=_validation.block_rows(300))
     dense = bag_mean_kernel(X, bags, 20, kernel=kernel, block_rows=300)
     assert _validation.block_rows(300) == 6 and np.allclose(blocked, dense, atol=1e-13)
+
+
+def test_class_scores_of_the_kernel_form_are_blocked(monkeypatch):
+    from weakcvx import _validation
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 4))
+    model = wc.PartialLabelSVM(kernel="rbf").fit(X, np.arange(120) % 3)
+    X_new = rng.standard_normal((5000, 4))
+    whole = model._kernel(model._standardized(X_new), model.X_fit_) @ model.dual_coef_
+    monkeypatch.setattr(_validation, "KERNEL_BLOCK_BYTES", 2**12)        # blocks of 4 rows
+    tracemalloc.start()
+    scores = model.decision_function(X_new)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.allclose(scores, whole + model.intercept_, rtol=0, atol=1e-12)
+    assert peak < 0.5 * X_new.shape[0] * 120 * 8                       # below the whole block

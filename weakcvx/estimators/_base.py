@@ -358,8 +358,8 @@ class KernelModelMixin:
         return self._chunked_kernel_dot(X) + self.intercept_
 
     def _chunked_kernel_dot(self, X):
-        """``k(X, X_fit_) @ dual_coef_`` by blocks of rows of about
-        :data:`weakcvx._validation.KERNEL_BLOCK_BYTES`."""
+        """``k(X, X_fit_) @ dual_coef_`` (a vector, or one column per class) by blocks of rows
+        of about :data:`weakcvx._validation.KERNEL_BLOCK_BYTES`."""
         block = block_rows(self.X_fit_.shape[0])
         if block >= X.shape[0]:
             return self._kernel(X, self.X_fit_) @ self.dual_coef_

@@ -425,8 +425,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=False)
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_.T) + self.intercept_
-        Z = self._standardized(X)
-        return self._kernel(Z, self.X_fit_) @ self.dual_coef_ + self.intercept_
+        return self._chunked_kernel_dot(self._standardized(X)) + self.intercept_
 
     def decision_function(self, X):
         """Class scores ``s_c(x) = w_c · φ(x)`` (+ offset).
