@@ -252,3 +252,13 @@ def test_feature_path_forms_no_n_by_n_array():
     supervised = wc.BetaSVM(kernel="linear", max_iter=0).fit(X, y_semi)
     assert clf.score(X[unlabeled], y[unlabeled]) >= supervised.score(X[unlabeled],
                                                                      y[unlabeled]) - 0.02
+
+
+def test_polynomial_kernel_takes_the_factor_only_above_the_budget(monkeypatch):
+    X, _, _ = _ssl(60, 11)
+    monkeypatch.setattr(estimator_module, "FACTOR_MIN_ROWS", 0)
+    model = wc.BetaSVM(kernel="poly")
+    assert model._p1_features(X) == (None, None)             # the dense path while it fits
+    monkeypatch.setattr(estimator_module, "dense_fits", lambda *args, **kwargs: False)
+    features, pivots = model._p1_features(X)
+    assert features.shape[0] == 60 and pivots is not None
