@@ -262,3 +262,16 @@ def test_polynomial_kernel_takes_the_factor_only_above_the_budget(monkeypatch):
     monkeypatch.setattr(estimator_module, "dense_fits", lambda *args, **kwargs: False)
     features, pivots = model._p1_features(X)
     assert features.shape[0] == 60 and pivots is not None
+
+
+def test_feature_path_is_invariant_to_the_scale_of_the_features():
+    # without the internal rescaling, 1e-3 X collapsed to one class (the offset column of the
+    # solver dwarfed the rows and the descent stopped at its pass cap)
+    X, y, y_semi = _ssl(1200, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        small = wc.BetaSVM(kernel="linear").fit(1e-3 * X, y_semi)
+    unit = wc.BetaSVM(kernel="linear").fit(X, y_semi)
+    assert np.allclose(small.decision_function(1e-3 * X), unit.decision_function(X), atol=1e-8)
+    assert np.allclose(small.coef_, 1e-3 * (X.T @ small.dual_coef_), rtol=1e-6)
+    assert unit.score(X[y_semi < 0], y[y_semi < 0]) > 0.75

@@ -362,6 +362,15 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             return self._kernel_factor(X, FACTOR_RANK)
         return None, None
 
+    @staticmethod
+    def _feature_scale(X):
+        """``1 / √(mean ‖x − x̄‖²)``: P1 on ``X`` runs on ``X · scale`` with the costs over
+        ``scale²`` (the same β-SVM, ``w`` over ``scale``), so that the solver's constant offset
+        column is on the scale of the rows (at 1e-3 times standardized rows the descent
+        crawled and the fit collapsed to one class; 1 when the rows do not vary)."""
+        spread = kernels.mean_squared_spread(X)
+        return 1.0 / np.sqrt(spread) if spread > 0 else 1.0
+
     def _warn_collapse(self, scores, initial):
         """Warn when the training predictions fall in one class although β⁰ had both."""
         if not COLLAPSE_FRACTION < initial < 1 - COLLAPSE_FRACTION:
@@ -417,17 +426,19 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         target = None if self.positive_fraction is None or not free.any() else (
             initial if self.positive_fraction == "auto" else float(self.positive_fraction))
         # the fallback to CVXOPT when LIBSVM hits its iteration limit lives in beta_iterate
+        scale = self._feature_scale(X) if features is not None and pivots is None else 1.0
         with verbose_logging(self.verbose):
-            res = beta_iterate(K, beta0, costs, free=free, max_iter=self.max_iter, tol=self.tol,
-                               solver=self.solver, verbose=self.verbose,
-                               positive_fraction=target, features=features)
+            res = beta_iterate(K, beta0, costs / scale**2, free=free, max_iter=self.max_iter,
+                               tol=self.tol, solver=self.solver, verbose=self.verbose,
+                               positive_fraction=target,
+                               features=features if scale == 1.0 else X * scale)
         self.beta_ = res.beta
-        self.dual_coef_ = res.solution.dual_coef
+        self.dual_coef_ = res.solution.dual_coef * scale**2
         self.intercept_ = float(res.solution.intercept)
         if pivots is not None:
             self._store_nystrom(X, features, pivots, res.solution.coef, self.intercept_)
         elif self.kernel == "linear":
-            self.coef_ = (res.solution.coef if res.solution.coef is not None
+            self.coef_ = (res.solution.coef * scale if res.solution.coef is not None
                           else np.asarray(X.T @ self.dual_coef_).ravel())
         else:
             self.X_fit_ = X if self.kernel != "precomputed" else None
