@@ -184,10 +184,10 @@ def test_feature_space_arguments_are_checked():
 def test_unconverged_returned_hypothesis_is_resolved_then_warned(monkeypatch):
     X, _, y_semi = _ssl(300, 7)
     beta0, free = B.beta_semi_supervised(np.where(y_semi < 0, 0, 2 * y_semi - 1))
-    monkeypatch.setattr(B, "FEATURE_EPOCHS", (1, 1))
+    monkeypatch.setattr(B, "EPOCH_CAPS", (1, 1))
     with pytest.warns(ConvergenceWarning, match="LinearOffsetSVM.*stopped at 1 passes"):
         B.beta_iterate(None, beta0, 10.0, free=free, max_iter=0, features=X)
-    monkeypatch.setattr(B, "FEATURE_EPOCHS", (1, 100_000))   # the re-solve converges: silent
+    monkeypatch.setattr(B, "EPOCH_CAPS", (1, 100_000))   # the re-solve converges: silent
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         res = B.beta_iterate(None, beta0, 10.0, free=free, max_iter=0, features=X)

@@ -38,7 +38,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._solvers import cvxopt_qp
 from ._validation import check_real
-from .svm import OFFSET_FEATURE, LinearOffsetSVM
+from .svm import EPOCH_CAPS, OFFSET_FEATURE, LinearOffsetSVM
 from .model_selection import check_bags
 from .result import SolverError
 
@@ -384,9 +384,6 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5, max_iter=None):
 #: 8 held-out fits and within 0.0005 on the others (docs/methods/beta.rst, "At scale").
 FEATURE_TOL = 1e-3
 
-#: Passes over the data per P1 fit in :func:`beta_svm_features`: the alternation's P1 steps,
-#: then the returned hypothesis's re-solve when its P1 stopped at the first cap.
-FEATURE_EPOCHS = (1000, 10000)
 
 
 def _duplicated_points(beta, c):
@@ -400,7 +397,7 @@ def _duplicated_points(beta, c):
     return rows[keep], signs[keep], ub[keep], keep
 
 
-def beta_svm_features(features, beta, C=1.0, tol=FEATURE_TOL, max_epochs=FEATURE_EPOCHS[0],
+def beta_svm_features(features, beta, C=1.0, tol=FEATURE_TOL, max_epochs=EPOCH_CAPS[0],
                       warm_start=None):
     r"""Solve P1 in a feature space: the β-SVM with ``θ = w ∈ R^d`` on explicit features.
 
@@ -822,11 +819,11 @@ class _FeatureP1:
         the first; a ``ConvergenceWarning`` if that one stops too."""
         if sol.status == "optimal":
             return sol
-        sol = beta_svm_features(self.engine, beta, self.c, max_epochs=FEATURE_EPOCHS[1],
+        sol = beta_svm_features(self.engine, beta, self.c, max_epochs=EPOCH_CAPS[1],
                                 warm_start=sol)
         if sol.status != "optimal":
             warnings.warn(f"beta_iterate: P1 ('LinearOffsetSVM') of the returned hypothesis "
-                          f"stopped at {FEATURE_EPOCHS[1]} passes before its tolerance "
+                          f"stopped at {EPOCH_CAPS[1]} passes before its tolerance "
                           f"{FEATURE_TOL:g}. Standardize the features or lower C.",
                           ConvergenceWarning, stacklevel=3)
         return sol
@@ -897,7 +894,7 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
         ``K = None`` and ``solver="libsvm"``, the fast path's name): ``X`` for the linear
         kernel, or a factor ``R`` with ``K ≈ R Rᵀ``; then ``‖h‖² = ‖w‖² + b²`` and no n × n
         array is formed. The returned hypothesis is re-solved with
-        ``FEATURE_EPOCHS[1]`` passes if its P1 stopped at the first cap.
+        ``EPOCH_CAPS[1]`` passes if its P1 stopped at the first cap.
 
     Returns
     -------

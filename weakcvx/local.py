@@ -22,6 +22,7 @@ import numpy as np
 from .formulations import Hinge
 from .rounding import POLISH_TOL, supervised_scores
 from .result import SolveResult
+from .svm import EPOCH_CAPS
 
 __all__ = ["alternating", "relabel_scores", "proportion_label_update", "proportion_ranked_labels",
            "alter_proportion_svm",
@@ -265,9 +266,6 @@ class _OffsetSVM:
         return self.alpha * self.y
 
 
-#: Coordinate-descent passes over the data allowed to one SVM fit of alter-∝SVM's linear path
-#: (LIBLINEAR's ``max_iter``), and to the final solve of the kept model.
-LINEAR_EPOCHS = (1000, 10000)
 
 
 class _LinearOffsetFit:
@@ -295,7 +293,7 @@ class _LinearOffsetFit:
             alpha[flipped] = np.where(y[flipped] * self.scores[flipped] < 1.0, C, 0.0)
         engine = self.engine
         engine.tol = self.tol
-        engine.max_epochs = LINEAR_EPOCHS[0] if self.max_iter is None else int(self.max_iter)
+        engine.max_epochs = EPOCH_CAPS[0] if self.max_iter is None else int(self.max_iter)
         engine.fit(y, C, alpha0=alpha, offset0=-self.rho)
         self.n_iter += engine.n_epochs
         self.converged = engine.converged
@@ -422,11 +420,11 @@ def _solve_kept_model(K, run, bag_index, proportions, C, C_p, eps, svm_tol):
 
 def _solve_kept_linear(shared, run, bag_index, proportions, C, C_p, eps, svm_tol):
     """The linear path's :func:`_solve_kept_model`: the kept restart's SVM on its final labels
-    continued with ``LINEAR_EPOCHS[1]`` passes (the run unchanged if its fit converged)."""
+    continued with ``EPOCH_CAPS[1]`` passes (the run unchanged if its fit converged)."""
     if run["converged"]:
         return run
     y = run["labels"]
-    engine = shared.spawn(tol=svm_tol, max_epochs=LINEAR_EPOCHS[1])
+    engine = shared.spawn(tol=svm_tol, max_epochs=EPOCH_CAPS[1])
     engine.fit(y, C, alpha0=np.minimum(run["alpha"], C), offset0=run["intercept"])
     scores = engine.training_scores()
     sizes = np.bincount(bag_index, minlength=len(proportions))
@@ -447,8 +445,8 @@ def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
 
     if smo_passes is None:
         solver = ("linear SVM (weakcvx.svm.LinearOffsetSVM, LIBLINEAR's dual coordinate "
-                  f"descent) stopped at its cap of {LINEAR_EPOCHS[0]} passes over the {n} points")
-        final = f"at {LINEAR_EPOCHS[1]} passes"
+                  f"descent) stopped at its cap of {EPOCH_CAPS[0]} passes over the {n} points")
+        final = f"at {EPOCH_CAPS[1]} passes"
     else:
         solver = (f"SMO solver (weakcvx._smo.svm_offset_solve, libsvm's algorithm) stopped at "
                   f"its iteration cap ({smo_passes[0]:g} passes over the {n} points while "
@@ -540,8 +538,8 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         own cap, and a ``ConvergenceWarning`` names the solver when a cap was reached (e.g.
         :data:`SMO_PASSES`, what ``ProportionSVM`` uses on unscaled features). None: every fit
         at the SMO's own cap, ``max(10⁶, 100 n)``. Not used with ``features``: each linear
-        fit stops at ``LINEAR_EPOCHS[0]`` passes (counted in ``n_smo_capped``), the kept model
-        is solved on up to ``LINEAR_EPOCHS[1]``, and a ``ConvergenceWarning`` names the solver
+        fit stops at ``EPOCH_CAPS[0]`` passes (counted in ``n_smo_capped``), the kept model
+        is solved on up to ``EPOCH_CAPS[1]``, and a ``ConvergenceWarning`` names the solver
         when that one did not converge.
     features : ndarray or scipy.sparse matrix of shape (n, d) or None
         The feature matrix of the linear kernel ``K = X Xᵀ``: the SVM fits run on it
@@ -590,7 +588,7 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
         from .svm import LinearOffsetSVM
 
         n, smo_passes = features.shape[0], None
-        shared = LinearOffsetSVM(features, tol=svm_tol, max_epochs=LINEAR_EPOCHS[0])
+        shared = LinearOffsetSVM(features, tol=svm_tol, max_epochs=EPOCH_CAPS[0])
 
         def make_svm(svm_tol):  # each restart its own state, one copy of the features
             return _LinearOffsetFit(shared.spawn(), svm_tol)
@@ -622,7 +620,7 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     for key in ("n_smo_iter", "n_smo_capped"):  # over every run, plus the kept model's solve
         kept[key] += sum(r[key] for r in every) - best[key]
     # the linear path's capped intermediate fits are counted, not warned about: a few
-    # standardised fits need more than LINEAR_EPOCHS[0] passes, and only labels come of them
+    # standardised fits need more than EPOCH_CAPS[0] passes, and only labels come of them
     if (kept["n_smo_capped"] if features is None and smo_passes is not None
             else features is not None and not kept["converged"]):
         _warn_capped(kept["n_smo_capped"], sum(r["n_fits"] for r in every) + (kept is not best),

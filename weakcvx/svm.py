@@ -1352,6 +1352,11 @@ OFFSET_FEATURE = 1.0
 #: Proximal steps on the offset per :meth:`LinearOffsetSVM.fit` before it gives up.
 MAX_OFFSET_STEPS = 60
 
+#: Passes over the data allowed to one :class:`LinearOffsetSVM` fit inside an outer loop
+#: (alter-∝SVM's restarts, the β-SVM's P1 steps; LIBLINEAR's ``max_iter``), and to the
+#: re-solve of the model the loop returns when its own fit stopped at the first cap.
+EPOCH_CAPS = (1000, 10000)
+
 
 class LinearOffsetSVM:
     r"""The linear SVM with a free (unregularised) offset, solved in the feature space.

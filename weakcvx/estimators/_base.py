@@ -241,9 +241,7 @@ class KernelModelMixin:
             K = kernels.check_kernel_matrix(X, name="X", psd=True)
             self._gamma = None
         else:
-            _, self._gamma = kernels.kernel_function(
-                self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree,
-                coef0=self.coef0, X_fit=X)
+            self._resolve_gamma(X)
             if not dense_fits(X.shape[0], X.shape[0], copies=self._fit_kernel_copies):
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
@@ -252,6 +250,13 @@ class KernelModelMixin:
             # checked: coef0 < 0 or a fractional degree can make them indefinite)
             return {"kernel": K, "check_psd": self.kernel != "rbf"}
         return {"kernel": K + s * s, "check_psd": False}  # checked as `X` above
+
+    def _resolve_gamma(self, X):
+        """``_gamma``, the RBF / polynomial width of :meth:`_gamma_to_resolve` resolved on the
+        training rows ``X``."""
+        _, self._gamma = kernels.kernel_function(
+            self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree, coef0=self.coef0,
+            X_fit=X)
 
     def _gamma_to_resolve(self):
         """The ``gamma`` that :func:`weakcvx.kernels.kernel_function` resolves on the training
@@ -295,9 +300,7 @@ class KernelModelMixin:
         """``(R, pivots)``: a pivoted-Cholesky factor of at most ``rank`` columns of the RBF or
         polynomial kernel (width resolved on ``X``), for fits in the kernel's feature space
         (:meth:`_store_nystrom` turns their ``w`` into a kernel expansion)."""
-        _, self._gamma = kernels.kernel_function(
-            self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree, coef0=self.coef0,
-            X_fit=X)
+        self._resolve_gamma(X)
         return self._low_rank_features(X, 0.0, rank=min(X.shape[0], rank), return_pivots=True)
 
     def _store_nystrom(self, X, R, pivots, w, intercept):

@@ -457,13 +457,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self._pivots = None
         if self.kernel == "linear" or X.shape[0] <= kernels.EXACT_FACTOR_LIMIT:
             return super()._problem_inputs(X)
-        _, self._gamma = kernels.kernel_function(
-            self.kernel, gamma=self._gamma_to_resolve(), degree=self.degree,
-            coef0=self.coef0, X_fit=X)
-        diagonal = np.ones(X.shape[0]) if self.kernel == "rbf" else \
-            (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
-        R, self._pivots = kernels.pivoted_cholesky_blocked(
-            diagonal, lambda idx: self._kernel(X, X[idx]), self.max_rank, return_pivots=True)
+        R, self._pivots = self._kernel_factor(X, self.max_rank)
         s = float(self.intercept_scaling)
         return {"features": np.hstack([R, np.full((X.shape[0], 1), s)]) if s > 0 else R}
 

@@ -138,13 +138,6 @@ class _ProportionFitMixin:
         self._resolve_gamma(X)
         return self._kernel(X)
 
-    def _resolve_gamma(self, X):
-        """``_gamma``, the kernel width resolved on the training rows (RBF / polynomial)."""
-        from .. import kernels
-
-        _, self._gamma = kernels.kernel_function(self.kernel, gamma=self.gamma,
-                                                 degree=self.degree, coef0=self.coef0, X_fit=X)
-
     def _store_dual(self, X, beta, intercept):
         """Model ``f(x) = Σ_i β_i k(x_i, x) + intercept`` in the attributes the kernel mixin's
         ``decision_function`` reads."""
