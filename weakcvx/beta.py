@@ -857,9 +857,12 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
     The paper gives no convergence guarantee and the alternation can cycle (2-cycles were seen
     on k-NN noisy-label fits: docs/methods/beta.rst). When hᵗ is within ε of
     h^{t−p} for some 2 ≤ p ≤ :data:`CYCLE_MEMORY` the iteration stops with status ``"cycle"``
-    and returns the iterate of the cycle with the lowest P1 objective; it warns
-    (``ConvergenceWarning``) whenever it stops without meeting ε, naming the final change and
-    ε.
+    and returns the iterate of the cycle with the lowest P1 objective. A cycle is an end of the
+    paper's algorithm, not a solver giving up: P2 reads ŷ from the previous β, so the
+    alternation is not a descent on one objective, and further steps would only go round the
+    same cycle. It is recorded in ``status`` and logged (``verbose``), without a warning; a
+    ``ConvergenceWarning`` says when ``max_iter`` stops the alternation before ε, naming the
+    final change and ε.
 
     Parameters
     ----------
@@ -956,10 +959,12 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
             # keep the cycle's iterate of lowest P1 objective min_h J(h, β).
             status = "cycle"
             beta, sol = min(recent[-period:], key=lambda it: it[1].dual_objective)
+            logger.info("beta-SVM: h repeats with period %d after %d P2 steps (change %.3g > "
+                        "eps %.3g); the cycle's iterate of lowest P1 objective is kept",
+                        period, n_iter, change, eps)
             break
-    if not converged and max_iter > 0:
-        _warn_unconverged(status, period, max_iter, change, eps, space.solver,
-                          p2.solver if p2 else "highs-ds")
+    if status == "max_iter" and max_iter > 0:
+        _warn_max_iter(max_iter, change, eps, space.solver, p2.solver if p2 else "highs-ds")
     sol = space.finish(beta, sol)
     return BetaIterationResult(sol, beta, n_iter, converged, history, time.perf_counter() - t0,
                                status, space.solver, space.scores(sol))
@@ -978,17 +983,12 @@ def _p1_space(K, features, C, solver, svm_tol, svm_max_iter):
     return _FeatureP1(features, _check_costs(C, features.shape[0]))
 
 
-def _warn_unconverged(status, period, max_iter, change, eps, p1_solver, p2_solver):
-    """The ``ConvergenceWarning`` of an alternation that stopped without meeting ε."""
-    if status == "cycle":  # more iterations would go round the same cycle
-        what = f"h repeats with period {period}"
-        advice = ("The cycle's iterate of lowest P1 objective is returned; more iterations "
-                  "would repeat the cycle (a larger tol accepts its step as converged).")
-    else:
-        what, advice = f"stopped at max_iter={max_iter}", "Increase max_iter or tol."
+def _warn_max_iter(max_iter, change, eps, p1_solver, p2_solver):
+    """The ``ConvergenceWarning`` of an alternation stopped by ``max_iter`` before ε."""
     warnings.warn(f"β-SVM alternation (P1 {p1_solver!r}, P2 {p2_solver!r}) did not converge, "
-                  f"status {status!r}: {what}; final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = "
-                  f"{eps:.3g}. {advice}", ConvergenceWarning, stacklevel=3)
+                  f"status 'max_iter': stopped at max_iter={max_iter}; final change "
+                  f"‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = {eps:.3g}. Increase max_iter or tol.",
+                  ConvergenceWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------------------------

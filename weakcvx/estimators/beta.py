@@ -180,8 +180,9 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     n_iter_ : int
         P1 fits performed (P2 steps + 1).
     converged_ : bool
-        Whether the alternation met ε; when it did not (``max_iter`` reached, or β cycling) a
-        ``ConvergenceWarning`` names the final change and ε.
+        Whether the alternation met ε. When ``max_iter`` stopped it a ``ConvergenceWarning``
+        names the final change and ε; a cycle (``status_ == "cycle"``) is an end of the
+        paper's alternation, kept without a warning (:func:`weakcvx.beta.beta_iterate`).
     status_ : str
         ``"converged"``, ``"max_iter"`` or ``"cycle"`` (see :func:`weakcvx.beta.beta_iterate`).
     history_ : list of dict
