@@ -66,6 +66,7 @@ BINARY = {
     "chess": ("balanced", "chess", "Chess (King-Rook vs. King-Pawn), kr-vs-kp"),
     "haberman": ("imbalanced", "haberman", "Haberman's Survival"),
     "spambase": ("balanced", "spambase", "Spambase"),
+    "magic": ("balanced", "magic", "MAGIC Gamma Telescope"),
 }
 MULTICLASS = {
     "segment": ("balanced", "segment", "Image Segmentation"),

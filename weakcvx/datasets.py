@@ -54,6 +54,7 @@ UCI_POSITIVE_CLASS = {
     "heart": "2",  # heart disease present, 120 of 270
     "housevotes": "republican",  # 108 of 232
     "ionosphere": "b",  # bad radar return, 126 of 351
+    "magic": "h",  # hadron (background) shower, 6688 of 19020
     "pima": "tested_positive",  # diabetes, 268 of 768
     "sonar": "R",  # rock, 97 of 208
     "spambase": "1",  # spam, 1812 of 4597
@@ -69,6 +70,8 @@ UCI_ALIASES = {
     "vote": "housevotes",
     "credit-a": "crx",
     "heart-statlog": "heart",
+    "magic-gamma": "magic",
+    "magic04": "magic",
 }
 MULTICLASS_SETS = ("letter", "penbased", "satimage", "segment")
 MIL_SETS = ("elephant", "musk1", "musk2")
@@ -948,23 +951,24 @@ def load_uci(name, standardize=True):
     ``weakcvx/data/README.md`` for sources, licences, conversion and known defects). The
     class mapped to +1 is the minority class of each set:
 
-    ==========  ===================  ====  ========  ======================
-    name        +1 class             rows  features  aliases
-    ==========  ===================  ====  ========  ======================
-    australian  ``1`` (UCI ``+``)    690   38
-    bupa        ``1``                345   6         liver, liver-disorders
-    chess       ``nowin``            3196  38        kr-vs-kp, krvskp
-    crx         ``positive``         653   42        credit-a
-    german      ``2`` (bad)          1000  59
-    haberman    ``positive`` (died)  306   3
-    heart       ``2`` (disease)      270   20        heart-statlog
-    housevotes  ``republican``       232   16        house-votes, vote
-    ionosphere  ``b`` (bad)          351   33
-    pima        ``tested_positive``  768   8         diabetes
-    sonar       ``R`` (rock)         208   60
-    spambase    ``1`` (spam)         4597  57
-    wdbc        ``M`` (malignant)    569   30
-    ==========  ===================  ====  ========  ======================
+    ==========  ===================  =====  ========  ======================
+    name        +1 class             rows   features  aliases
+    ==========  ===================  =====  ========  ======================
+    australian  ``1`` (UCI ``+``)    690    38
+    bupa        ``1``                345    6         liver, liver-disorders
+    chess       ``nowin``            3196   38        kr-vs-kp, krvskp
+    crx         ``positive``         653    42        credit-a
+    german      ``2`` (bad)          1000   59
+    haberman    ``positive`` (died)  306    3
+    heart       ``2`` (disease)      270    20        heart-statlog
+    housevotes  ``republican``       232    16        house-votes, vote
+    ionosphere  ``b`` (bad)          351    33
+    magic       ``h`` (hadron)       19020  10        magic-gamma, magic04
+    pima        ``tested_positive``  768    8         diabetes
+    sonar       ``R`` (rock)         208    60
+    spambase    ``1`` (spam)         4597   57
+    wdbc        ``M`` (malignant)    569    30
+    ==========  ===================  =====  ========  ======================
 
     Parameters
     ----------
