@@ -36,6 +36,10 @@ n = 5,000 and 20,000 (quick: linear at 5,000), with its peak traced memory, besi
 rows), a rank-500 factor with the RBF kernel (5,000 and 20,000 rows); beside ``LinearSVC()`` on
 the labeled rows and, at 5,000 rows, its dense path (LIBSVM on the 2n × 2n duplicated kernel).
 
+**Real data.** The defaults of ``S3VM``, ``BetaSVM`` and ``ProportionSVM`` on the UCI magic set
+at its full 19,020 rows, beside ``SVC()`` on the labeled rows, ``InvCal`` and ``MeanMap``
+(:mod:`weakcvx.bench.real_scale`).
+
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
 C_u = 0.1`` (the :class:`~weakcvx.S3VM` defaults when this bench was written). The width is narrower than the library's
@@ -53,6 +57,8 @@ import time
 import warnings
 
 import numpy as np
+
+from .real_scale import print_real_scale
 
 #: rank of the factor for the large RBF problems
 RANK = 200
@@ -388,7 +394,9 @@ def bench_scale(quick=False):
     """Rank cost at n = 3000 (quick 1000), RBF at n = 20,000 and 50,000 (quick 20,000) through
     a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (linear and RBF; quick: linear at
     5,000), BetaSVM at n = 5,000 and 100,000 (linear) and 5,000 and 20,000 (RBF; quick: linear
-    at 5,000), and the linear path on ~515k sparse rows (time limit 3600 s; quick 600 s).
+    at 5,000), the defaults on the real UCI magic set at its full 19,020 rows
+    (:mod:`weakcvx.bench.real_scale`; quick: one seed, no RBF label-proportion rows), and the
+    linear path on ~515k sparse rows (time limit 3600 s; quick 600 s).
 
     Returns
     -------
@@ -402,7 +410,7 @@ def bench_scale(quick=False):
     ranks = (25, 100) if quick else (25, 50, 100, 200)
     large = (20000,) if quick else (20000, 50000)
     limit = 600.0 if quick else 3600.0
-    steps = tqdm(total=4 + len(large), desc="scale", leave=False)
+    steps = tqdm(total=5 + len(large), desc="scale", leave=False)
     rows = []
 
     print(f"RBF rank cost on two moons, n = {n_small}, 1% labeled, label generation "
@@ -444,6 +452,8 @@ def bench_scale(quick=False):
     _print_proportion(rows, quick)
     steps.update()
     _print_beta(rows, quick)
+    steps.update()
+    print_real_scale(rows, quick)
     steps.update()
 
     print(f"\nLinear path: S3VM(kernel='linear') on sparse rows (1% labeled), limit {limit:.0f} s")
