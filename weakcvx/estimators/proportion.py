@@ -281,6 +281,10 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     :data:`LARGE_KERNEL_DIAGONAL` (1e5) for the linear or a precomputed kernel; alter-∝SVM then
     caps each SMO fit (:data:`weakcvx.local.SMO_PASSES`) and warns when a cap is reached.
 
+    With few large bags (fewer than about 20, proportions near the class prior) the proportion
+    term barely tells labelings apart and :class:`InvCal` was the more accurate on held-out
+    data (docs/methods/llp.rst, "Held-out check on real data").
+
     Parameters
     ----------
     relaxation : {"alternating", "label_generation"}, default="alternating"
