@@ -7,8 +7,9 @@ is past its switch to a feature space or a factor (docs/design.rst §7; S3VM's s
 the memory budget, and the default 8 GiB does not hold its four 19,020² kernels). Per seed (a stratified
 draw of the labeled rows, or a random cut into bags):
 
-- semi-supervised, 1% of the rows labeled per class: ``S3VM()`` and ``BetaSVM()``, accuracy on
-  the unlabeled rows, beside ``SVC()`` trained on the labeled rows only;
+- semi-supervised, 1% of the rows labeled (a stratified draw,
+  :func:`weakcvx.bench.peers.labeled_mask`): ``S3VM()`` and ``BetaSVM()``, accuracy on the
+  unlabeled rows, beside ``SVC()`` trained on the labeled rows only;
 - label proportions, random bags of 16: ``ProportionSVM()`` (linear) and, in the full run,
   ``ProportionSVM(kernel="rbf")``, accuracy on the training rows, beside ``InvCal`` with the
   same kernel and ``MeanMap()``.
@@ -26,7 +27,7 @@ import numpy as np
 
 #: Seeds of the full run (quick: the first only).
 SEEDS = (0, 1, 2)
-#: Labeled fraction of each class in the semi-supervised rows.
+#: Labeled fraction of the semi-supervised rows (a stratified draw, as in ``bench peers``).
 LABELED_FRACTION = 0.01
 #: Bag size of the label-proportion rows.
 BAG_SIZE = 16
@@ -42,16 +43,6 @@ def _fit(make, *args):
     return model, time.perf_counter() - t0
 
 
-def _labeled_rows(y01, seed):
-    """A stratified draw of :data:`LABELED_FRACTION` of each class."""
-    rng = np.random.RandomState(seed)
-    labeled = np.zeros(y01.size, bool)
-    for c in (0, 1):
-        idx = np.flatnonzero(y01 == c)
-        labeled[rng.choice(idx, int(round(LABELED_FRACTION * idx.size)), replace=False)] = True
-    return labeled
-
-
 def semi_supervised_run(X, y01, seed):
     """``S3VM()`` and ``BetaSVM()`` on one draw of labeled rows: seconds and accuracy on the
     unlabeled rows of each, and of ``SVC()`` on the labeled rows."""
@@ -59,7 +50,9 @@ def semi_supervised_run(X, y01, seed):
 
     from weakcvx import S3VM, BetaSVM
 
-    labeled = _labeled_rows(y01, seed)
+    from .peers import labeled_mask
+
+    labeled = labeled_mask(y01, LABELED_FRACTION, seed)
     unlabeled = ~labeled
     y_semi = np.where(labeled, y01, -1)
     s3vm, s3vm_seconds = _fit(lambda: S3VM(random_state=0), X, y_semi)
@@ -109,7 +102,7 @@ def print_real_scale(rows, quick=False):
     runs = [{**semi_supervised_run(X, y01, seed), **proportion_run(X, y01, seed, kernels)}
             for seed in seeds]
     print(f"\nReal data: UCI magic, {X.shape[0]} x {X.shape[1]} standardized; semi-supervised "
-          f"rows: {LABELED_FRACTION:.0%} labeled per class, accuracy on the unlabeled rows; "
+          f"rows: {LABELED_FRACTION:.0%} labeled (stratified), accuracy on the unlabeled rows; "
           f"label proportions: bags of {BAG_SIZE}, accuracy on the training rows; seeds "
           f"{list(seeds)}, mean (min-max)")
     print(f"{'estimator':<22}{'seconds':>20}{'accuracy':>26}")
