@@ -147,6 +147,30 @@ def test_dense_path_is_taken_only_when_the_whole_fit_fits():
     assert "features" in inputs and inputs["features"].shape[0] == 200
 
 
+def test_rbf_kernel_takes_the_factor_above_its_row_limit(monkeypatch):
+    """Above RBF_FACTOR_MIN_ROWS the RBF kernel enters through the rank-LOW_RANK_MAX factor
+    (the dense kernel would be factored to its numerical rank, ~n columns); the polynomial
+    kernel and the dense-only callers keep the dense kernel; on two separated clusters the
+    factor's fit labels and predicts as the dense one does."""
+    from weakcvx.estimators import _base
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-2.0, 1.0, (100, 3)), rng.normal(2.0, 1.0, (100, 3))])
+    y = np.full(200, -1)
+    y[:3], y[100:103] = 0, 1
+    X_new = np.vstack([rng.normal(-2.0, 1.0, (50, 3)), rng.normal(2.0, 1.0, (50, 3))])
+    dense = wc.S3VM(random_state=0).fit(X, y)
+    monkeypatch.setattr(_base, "RBF_FACTOR_MIN_ROWS", 150)
+    model = wc.S3VM(random_state=0)
+    assert "features" in model._problem_inputs(model._validate_X(X))
+    assert "kernel" in model._problem_inputs(X, dense_only=True)
+    poly = wc.S3VM(kernel="poly")
+    assert "kernel" in poly._problem_inputs(poly._validate_X(X))
+    factor = model.fit(X, y)
+    assert np.array_equal(factor.transduction_, dense.transduction_)
+    assert np.mean(factor.predict(X_new) == dense.predict(X_new)) >= 0.98
+
+
 def test_predictions_and_bag_kernels_are_computed_in_blocks_of_bounded_size(monkeypatch):
     """k(X, X_fit) β and InvCal's A K Aᵀ by blocks of about KERNEL_BLOCK_BYTES: the same values
     as the whole product, without the whole kernel block in memory."""

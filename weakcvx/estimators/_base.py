@@ -23,6 +23,7 @@ from .._validation import (block_rows, check_dense_size, dense_fits, memory_budg
                            validate_X)
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 from ..problem import append_constant_feature
+from ..svm import GRAM_LIMIT
 
 logger = logging.getLogger("weakcvx")
 
@@ -37,6 +38,11 @@ LOW_RANK_MAX = 1000
 #: budget: the peak of a whole fit on the factor, by ``tracemalloc``, rounded up
 #: (docs/design.rst §7).
 LOW_RANK_COPIES = 4
+#: Rows above which the RBF kernel enters through that factor even when the dense kernel fits
+#: the budget: beyond ``weakcvx.svm.GRAM_LIMIT`` the solvers would factor the dense kernel to
+#: its numerical rank, about n columns for the RBF kernel, and the fit jumps from seconds to
+#: minutes; the rank-``LOW_RANK_MAX`` factor kept the accuracy (docs/design.rst §7).
+RBF_FACTOR_MIN_ROWS = GRAM_LIMIT
 
 
 KERNEL_CONSTRAINTS = {
@@ -219,9 +225,10 @@ class KernelModelMixin:
         return validate_X(self, X, reset=reset, accept_sparse=accept_sparse, dtype=np.float64,
                           ensure_min_samples=2 if reset else 1)
 
-    def _problem_inputs(self, X):
+    def _problem_inputs(self, X, dense_only=False):
         """Return kwargs for :class:`WeakLabelProblem` (``kernel=`` or ``features=``) and keep
-        what prediction needs."""
+        what prediction needs. ``dense_only``: never the low-rank factor (the caller has
+        checked the memory budget)."""
         s = float(self.intercept_scaling)
         if self.kernel == "linear":
             self._gamma = None
@@ -242,7 +249,7 @@ class KernelModelMixin:
             self._gamma = None
         else:
             self._resolve_gamma(X)
-            if not dense_fits(X.shape[0], X.shape[0], copies=self._fit_kernel_copies):
+            if self._use_low_rank(X.shape[0], dense_only):
                 return {"features": self._low_rank_features(X, s)}
             K = self._kernel(X)
             K += s * s  # K is ours: no second n × n array
@@ -264,6 +271,22 @@ class KernelModelMixin:
         width it chose)."""
         return self.gamma
 
+    def _use_low_rank(self, n, dense_only=False):
+        """Whether the kernel of ``n`` training rows enters through the low-rank factor: when
+        its dense form exceeds the memory budget, or for the RBF kernel above
+        :data:`RBF_FACTOR_MIN_ROWS` rows."""
+        if dense_only:
+            return False
+        if not dense_fits(n, n, copies=self._fit_kernel_copies):
+            logger.info("%s: the dense %d x %d kernel exceeds the memory budget; using a "
+                        "low-rank factor", type(self).__name__, n, n)
+            return True
+        if self.kernel == "rbf" and n > RBF_FACTOR_MIN_ROWS:
+            logger.info("%s: %d rows, above RBF_FACTOR_MIN_ROWS = %d; using a low-rank factor "
+                        "of the RBF kernel", type(self).__name__, n, RBF_FACTOR_MIN_ROWS)
+            return True
+        return False
+
     def _dense_problem_inputs(self, X):
         """:meth:`_problem_inputs` for estimators that need the dense kernel: above the memory
         budget they stop with a message instead of switching to a factor."""
@@ -271,7 +294,7 @@ class KernelModelMixin:
             check_dense_size(X.shape[0], X.shape[0],
                              f"training kernel of {type(self).__name__} (it needs the dense "
                              "kernel)", copies=self._fit_kernel_copies)
-        return self._problem_inputs(X)
+        return self._problem_inputs(X, dense_only=True)
 
     def _low_rank_features(self, X, s, rank=None, return_pivots=False):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
@@ -284,8 +307,8 @@ class KernelModelMixin:
         if rank is None:
             rank = int(min(n, LOW_RANK_MAX,
                            max(1, memory_budget() // (LOW_RANK_COPIES * 8 * (n + 1)))))
-            logger.info("%s: the dense %d x %d kernel exceeds the memory budget; using a "
-                        "rank-%d pivoted Cholesky factor", type(self).__name__, n, n, rank)
+            logger.info("%s: a rank-%d pivoted Cholesky factor of the %d x %d kernel",
+                        type(self).__name__, rank, n, n)
         if self.kernel == "rbf":
             diagonal = np.ones(n)
         else:
