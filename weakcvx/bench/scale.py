@@ -38,7 +38,8 @@ the labeled rows and, at 5,000 rows, its dense path (LIBSVM on the 2n × 2n dupl
 
 **Real data.** The defaults of ``S3VM``, ``BetaSVM`` and ``ProportionSVM`` on the UCI magic set
 at its full 19,020 rows, beside ``SVC()`` on the labeled rows, ``InvCal`` and ``MeanMap``
-(:mod:`weakcvx.bench.real_scale`).
+and ``S3VM`` / ``MaxMarginClustering`` on subsets of 6,000 and 10,000 of its rows, beside
+``SVC()`` and ``KMeans`` (:mod:`weakcvx.bench.real_scale`).
 
 Data: ``make_two_moons(n, n_labeled=n // 100, noise=0.1)`` (1% labeled), RBF with
 ``gamma = GAMMA = 10`` plus the constant 1 of ``intercept_scaling = 1``, costs ``C = 1,
@@ -58,7 +59,7 @@ import warnings
 
 import numpy as np
 
-from .real_scale import print_real_scale
+from .real_scale import print_real_scale, print_subsets
 
 #: rank of the factor for the large RBF problems
 RANK = 200
@@ -395,7 +396,9 @@ def bench_scale(quick=False):
     a rank-200 factor, ProportionSVM at n = 5,000 and 20,000 (linear and RBF; quick: linear at
     5,000), BetaSVM at n = 5,000 and 100,000 (linear) and 5,000 and 20,000 (RBF; quick: linear
     at 5,000), the defaults on the real UCI magic set at its full 19,020 rows
-    (:mod:`weakcvx.bench.real_scale`; quick: one seed, no RBF label-proportion rows), and the
+    and S3VM / MaxMarginClustering on subsets of 6,000 and 10,000 rows of it
+    (:mod:`weakcvx.bench.real_scale`; quick: one seed, no RBF label-proportion rows, 6,000
+    rows only), and the
     linear path on ~515k sparse rows (time limit 3600 s; quick 600 s).
 
     Returns
@@ -410,7 +413,7 @@ def bench_scale(quick=False):
     ranks = (25, 100) if quick else (25, 50, 100, 200)
     large = (20000,) if quick else (20000, 50000)
     limit = 600.0 if quick else 3600.0
-    steps = tqdm(total=5 + len(large), desc="scale", leave=False)
+    steps = tqdm(total=6 + len(large), desc="scale", leave=False)
     rows = []
 
     print(f"RBF rank cost on two moons, n = {n_small}, 1% labeled, label generation "
@@ -454,6 +457,8 @@ def bench_scale(quick=False):
     _print_beta(rows, quick)
     steps.update()
     print_real_scale(rows, quick)
+    steps.update()
+    print_subsets(rows, quick)
     steps.update()
 
     print(f"\nLinear path: S3VM(kernel='linear') on sparse rows (1% labeled), limit {limit:.0f} s")
