@@ -65,3 +65,22 @@ def test_mean_squared_spread_keeps_a_small_spread_under_a_large_offset():
     X = 1e8 + np.array([[0.0], [1.0]] * 50)
     assert kernels.mean_squared_spread(X) == pytest.approx(0.25, rel=1e-9)
     assert kernels.resolve_gamma(X) == pytest.approx(1 / (2 * 100 / 99 * 0.25), rel=1e-9)
+
+
+def test_factor_above_the_exact_limit_is_the_blocked_pivoted_cholesky(monkeypatch):
+    """Above EXACT_FACTOR_LIMIT ``factor`` takes the blocked pivoted Cholesky (fast path); to
+    the numerical rank it reproduces K as the column-by-column reference does, and at a fixed
+    rank its residual trace stays near the greedy reference's (the blocked pivots are greedy
+    up to the factor ``accept = 0.5``)."""
+    monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 50)
+    X = np.random.default_rng(3).standard_normal((200, 3))
+    K = kernels.rbf(X, gamma=0.5)
+    R = kernels.factor(K)
+    reference = kernels.pivoted_cholesky(np.diag(K), lambda j: K[:, j], 200)
+    assert np.array_equal(R, kernels.pivoted_cholesky_blocked(np.diag(K), lambda idx: K[:, idx],
+                                                              200))
+    assert np.abs(K - R @ R.T).max() <= 1e-6
+    assert np.abs(K - reference @ reference.T).max() <= 1e-6
+    residual = np.trace(K) - np.sum(kernels.factor(K, rank=20) ** 2)
+    greedy = np.trace(K) - np.sum(kernels.pivoted_cholesky(np.diag(K), lambda j: K[:, j], 20) ** 2)
+    assert 0.0 <= residual <= 1.5 * greedy
