@@ -126,3 +126,33 @@ def test_small_c_turns_j_into_the_kernel_kmeans_criterion():
     big = wc.WeakLabelProblem(K, Clustering(n, 0.3 * n), costs=1.0)
     gaps = [big.J(y)[0] - (n - 0.5 * y @ K @ y) for y in labelings]
     assert max(gaps) > 1e-3  # at C = 1 the box binds less: J is above the all-at-C value
+
+
+def test_predict_on_the_training_points_gives_labels_back():
+    """On 60 points in 500 dimensions every RBF value between two points is near e⁻¹: the SVM
+    of unequal clusters had every training score positive and predicted one cluster; the
+    re-thresholded model gives labels_ back, as KMeans.predict does."""
+    from sklearn.datasets import make_classification
+
+    X, _ = make_classification(60, 500, n_informative=10, random_state=0)
+    model = wc.MaxMarginClustering(random_state=0).fit(X)
+    assert np.bincount(model.labels_).min() > 0
+    assert np.array_equal(model.predict(X), model.labels_)
+
+
+@pytest.mark.parametrize("scores, positive, offset", [
+    ([-1.0, 2.0], [False, True], 0.0),             # already reproduced: 0
+    ([0.5, 1.0, 2.0, 3.0], [False, False, True, True], -1.5),  # midpoint of (1, 2)
+    ([1.0, 2.0], [True, True], 0.0),               # 0 below every score: all positive
+    ([1.0, 2.0], [False, False], -3.0),            # one unit above the highest score
+    ([0.2, 0.2, 0.9], [False, True, True], 0.0),   # a tie cannot be cut: best cut keeps 0
+])
+def test_agreeing_offset_against_brute_force(scores, positive, offset):
+    from weakcvx.estimators.clustering import agreeing_offset
+
+    scores, positive = np.array(scores), np.array(positive)
+    b = agreeing_offset(scores, positive)
+    assert b == pytest.approx(offset)
+    grid = np.concatenate([np.linspace(-5, 5, 2001), [b]])
+    best = max(np.sum((scores + g > 0) == positive) for g in grid)
+    assert np.sum((scores + b > 0) == positive) == best
