@@ -63,3 +63,25 @@ def test_nothing_unlabeled_warns():
     X, y_true, _, _ = _moons()
     with pytest.warns(UserWarning, match="marks no row as unlabeled"):
         wc.S3VM(C=10.0, gamma=2.0).fit(X, (y_true > 0).astype(int))
+
+
+def test_beta_svm_refuses_bags_or_proportions_it_would_not_use():
+    """Nothing is silently ignored: bags / proportions only drive init='proportions'."""
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = np.full(40, -1)
+    y[:4], y[4:8] = 0, 1
+    bags = np.arange(40) // 8
+    with pytest.raises(ValueError, match="only used with init='proportions'. Got `bags` with "
+                                         "init='ssl'"):
+        wc.BetaSVM().fit(X, y, bags=bags)
+    with pytest.raises(ValueError, match="Got `bags` and `proportions` with init='knn'"):
+        wc.BetaSVM(init="knn").fit(X, np.where(y < 0, 0, y), bags=bags,
+                                   proportions=np.full(5, 0.5))
+
+
+@pytest.mark.parametrize("bags", [np.arange(40).reshape(5, 8), np.c_[np.arange(40) // 8] * [1, 1, 1]])
+def test_wrongly_shaped_bags_are_named_as_such(bags):
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    with pytest.raises(ValueError, match=r"`bags` must be one bag id per row of X, shape \(40,\), "
+                                         r"or the two-column targets"):
+        wc.ProportionSVM().fit(X, bags, np.full(5, 0.5))

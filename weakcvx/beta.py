@@ -141,7 +141,7 @@ def check_beta(beta, n_samples=None, name="beta", atol=1e-6):
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"The rows of `{name}` must sum to 1 (each row lies on the simplex). "
-                         f"Got row {i} = {B[i].tolist()} summing to {sums[i]!r} "
+                         f"Got row {i} = {B[i].tolist()} summing to {float(sums[i])!r} "
                          f"({bad.size} such rows) instead.")
     return B / sums[:, None]
 

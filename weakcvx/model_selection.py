@@ -157,13 +157,14 @@ def check_bags(bags, proportions, n_samples):
         raise ValueError("`bags` is required: the bag id of each row of X (or the two-column "
                          "targets of weakcvx.model_selection.bag_targets).")
     arr = np.asarray(bags)
+    if arr.ndim == 2 and arr.shape != (n_samples, 2):
+        raise ValueError(f"`bags` must be one bag id per row of X, shape ({n_samples},), or the "
+                         f"two-column targets of bag_targets, shape ({n_samples}, 2). Got shape "
+                         f"{arr.shape} instead.")
     if arr.ndim == 2:
         if proportions is not None:
             raise ValueError("`proportions` must be None when `bags` is the two-column array "
                              f"of bag_targets. Got bags of shape {arr.shape} and proportions.")
-        if arr.shape != (n_samples, 2):
-            raise ValueError(f"`bags` as bag targets must have shape ({n_samples}, 2). Got "
-                             f"shape {arr.shape} instead.")
         arr = as_real_array(arr, "bags")
         if not np.all(np.isfinite(arr)):
             raise ValueError("`bags` (bag targets) must not contain NaN or inf.")

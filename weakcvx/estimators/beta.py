@@ -286,6 +286,12 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"{hint}. Got None instead.")
         if beta is not None and self.init != "given":
             raise ValueError(f"`beta` is only used with init='given'. Got init={self.init!r}.")
+        if self.init != "proportions" and (bags is not None or proportions is not None):
+            given = " and ".join(f"`{name}`" for name, value in
+                                 (("bags", bags), ("proportions", proportions))
+                                 if value is not None)
+            raise ValueError(f"`bags` and `proportions` are only used with init='proportions'. "
+                             f"Got {given} with init={self.init!r}.")
         costs = np.full(n, C)
         free = np.ones(n, bool)
         if self.init == "ssl":

@@ -125,9 +125,9 @@ def _warn_about_conventions(y, labeled, classes):
             UserWarning, stacklevel=4)
     if labeled.all():
         warnings.warn(
-            "`y` marks no row as unlabeled (-1): every point is labeled, so the fit is a "
-            "supervised SVM with the balance constraint of no unlabeled point. Mark the "
-            "unlabeled rows with -1 (scikit-learn's semi-supervised convention).",
+            "`y` marks no row as unlabeled (-1): every point is labeled, so the fit is "
+            "supervised (no unlabeled point to add). Mark the unlabeled rows with -1 "
+            "(scikit-learn's semi-supervised convention).",
             UserWarning, stacklevel=4)
 
 
