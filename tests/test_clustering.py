@@ -156,3 +156,27 @@ def test_agreeing_offset_against_brute_force(scores, positive, offset):
     grid = np.concatenate([np.linspace(-5, 5, 2001), [b]])
     best = max(np.sum((scores + g > 0) == positive) for g in grid)
     assert np.sum((scores + b > 0) == positive) == best
+
+
+def test_linear_clustering_does_not_move_with_the_data():
+    """The linear model has no offset: without centring, two blobs at (0, 0) and (4, 4) were
+    cut through the origin (ARI 0.14); centred, shifting every point leaves the clustering and
+    the predictions of new points as they were."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(200, centers=[[0, 0], [4, 4]], random_state=0)
+    X_new, _ = make_blobs(50, centers=[[0, 0], [4, 4]], random_state=1)
+    fits = [wc.MaxMarginClustering(kernel="linear", random_state=0).fit(X + shift)
+            for shift in (0.0, 100.0)]
+    assert clustering_accuracy(fits[0].labels_, y) == 1.0
+    assert np.array_equal(fits[0].labels_, fits[1].labels_)
+    assert np.array_equal(fits[0].predict(X_new), fits[1].predict(X_new + 100.0))
+    assert np.array_equal(fits[1].predict(X + 100.0), fits[1].labels_)
+
+
+def test_linear_clustering_of_sparse_features_says_it_does_not_centre():
+    import scipy.sparse as sp
+
+    X = sp.random(40, 6, density=0.5, format="csr", random_state=0)
+    with pytest.warns(UserWarning, match="does not centre sparse features"):
+        wc.MaxMarginClustering(kernel="linear", random_state=0).fit(X)

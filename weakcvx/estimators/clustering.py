@@ -6,6 +6,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -108,6 +109,11 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         classes). Chosen, for users who do not know the class ratio, over
         {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (docs/methods/s3vm.rst).
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+        With ``"linear"`` dense features are centred on their mean in ``fit`` (the model has
+        no offset of its own, so its hyperplane would otherwise pass through the origin and the
+        clustering would move with the data; ``predict`` takes uncentred points, the mean is
+        folded into ``intercept_``); sparse features are not centred (a warning says so when
+        ``intercept_scaling = 0``).
     C : float, default=0.3
         Cost per point. Once ``C ≤ 1 / max_i Σ_j |K_ij|`` every ``α_i`` is ``C`` and
         ``J(y) = Cn − ½C² yᵀKy``, a kernel k-means-like criterion; a larger ``C`` weighs the
@@ -237,6 +243,9 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
             For ``relaxation="sdp"`` on more than ``weakcvx.sdp.DEFAULT_MAX_N`` points.
         """
         X = self._validate_X(X)
+        center = self._linear_center(X)
+        if center is not None:
+            X = X - center
         n = X.shape[0]
         if self.relaxation == "sdp":
             check_sdp_size(self, n)
@@ -261,10 +270,27 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         # predict on the training points gives labels_ back (as KMeans does), see intercept_
         scores = problem.decision_scores(model.alpha, model.working_set, model.mu)
         self.intercept_ += agreeing_offset(scores, self.labels_ == 1)
+        if center is not None:  # f(x) = w·(x − center) + b on uncentred points
+            self.intercept_ -= float(center @ self.coef_)
         self.objective_ = float(result.upper_bound)
         self.n_iter_ = int(result.n_iter)
         self.history_ = list(result.history)
         return self
+
+    def _linear_center(self, X):
+        """The mean the linear kernel's dense features are centred on (see ``kernel``); None
+        for the other kernels and for sparse features."""
+        if self.kernel != "linear":
+            return None
+        if sp.issparse(X):
+            if self.intercept_scaling == 0:
+                warnings.warn("MaxMarginClustering(kernel='linear') does not centre sparse "
+                              "features: with intercept_scaling=0 its hyperplane passes "
+                              "through the origin. Centre X (as a dense array) or set "
+                              "intercept_scaling if the clusters are not on either side of "
+                              "the origin.", UserWarning, stacklevel=3)
+            return None
+        return np.asarray(X.mean(axis=0)).ravel()
 
     def _solve_from_starts(self, X, problem, seed):
         """One local search from each of :func:`clustering_starts`; keep the run whose rounded
