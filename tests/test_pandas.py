@@ -57,5 +57,11 @@ def test_partial_label_candidates_as_a_boolean_dataframe():
     ref = wc.PartialLabelSVM(random_state=0, max_iter=5).fit(X, C)
     model = wc.PartialLabelSVM(random_state=0, max_iter=5).fit(
         pd.DataFrame(X, columns=COLUMNS), pd.DataFrame(C, columns=["x", "y"]))
+    # the DataFrame's column names are the classes (pd.get_dummies): predictions are labels,
+    # and the order of the columns does not change them
+    np.testing.assert_array_equal(model.classes_, ["x", "y"])
     np.testing.assert_array_equal(model.predict(pd.DataFrame(X, columns=COLUMNS)),
-                                  ref.predict(X))
+                                  np.array(["x", "y"])[ref.predict(X)])
+    swapped = wc.PartialLabelSVM(random_state=0, max_iter=5).fit(
+        X, pd.DataFrame(C, columns=["x", "y"])[["y", "x"]])
+    np.testing.assert_array_equal(swapped.predict(X), model.predict(X))

@@ -113,6 +113,8 @@ def _candidates_from_target(candidates, n_samples, classes):
         C = arr[:, None] == classes_[None, :]
         return classes_, check_informative(C)
     C = check_informative(check_candidates(arr, n_samples=n_samples))
+    if classes is None and hasattr(candidates, "columns") and getattr(arr, "ndim", 0) == 2:
+        classes = np.asarray(candidates.columns)  # a DataFrame (pd.get_dummies): its labels
     if classes is None:
         return np.arange(C.shape[1]), C
     classes_ = np.asarray(classes)
@@ -359,8 +361,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             never as lists of labels: ``[[0, 1]] * n`` is a matrix whose rows are all ``{1}``,
             and is refused (below).
         classes : array-like of shape (n_classes,), optional
-            Labels of the columns of ``candidates`` (default ``0..n_classes-1``), or the
-            labels of a list of sets (default: the labels found).
+            Labels of the columns of ``candidates`` (default: the column names of a
+            DataFrame, e.g. from ``pd.get_dummies``, else ``0..n_classes-1``), or the labels
+            of a list of sets (default: the labels found).
 
         Returns
         -------
