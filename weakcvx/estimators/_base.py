@@ -221,6 +221,10 @@ class KernelModelMixin:
     _warn_unscaled_linear = True
 
     def _validate_X(self, X, reset=True):
+        if self.kernel != "linear" and hasattr(X, "tocsr"):  # a scipy.sparse matrix or array
+            raise TypeError(f"`X` must be dense for {type(self).__name__}(kernel="
+                            f"{self.kernel!r}): sparse input is supported with kernel='linear' "
+                            "only. Got a sparse matrix; use kernel='linear' or X.toarray().")
         accept_sparse = "csr" if self.kernel == "linear" else False
         return validate_X(self, X, reset=reset, accept_sparse=accept_sparse, dtype=np.float64,
                           ensure_min_samples=2 if reset else 1)
