@@ -153,3 +153,28 @@ def test_heart_ladder_marks_the_estimate_above_the_optimum(tmp_path, capsys):
             assert f"note [{r['method']}]: its value" in printed
         if r["kind"] == "lower bound":  # and no certified bound lies above the optimum
             assert r["value"] <= data["optimum"] * (1 + 1e-6)
+
+
+def test_a_rung_whose_user_oracle_raises_is_listed_as_failed_and_the_ladder_goes_on():
+    """compare's promise: a failing method is listed with its failure. A bug in a user's oracle
+    (here ZeroDivisionError) fails each rung that calls it, with a RuntimeWarning naming it,
+    and the comparison goes on to the next rung instead of stopping at the first."""
+    X, _, _ = wc.datasets.make_two_moons(10, random_state=0)
+
+    def broken(scores):
+        return 1 / 0
+
+    labelset = wc.labelsets.Custom(10, broken)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), labelset)
+    with pytest.warns(RuntimeWarning, match="raised ZeroDivisionError"):
+        table = wc.compare(problem, methods=["label_generation", "sdp"])
+    assert [r.name for r in table.rungs] == ["label_generation", "sdp"]
+    assert all(r.failure.startswith("ZeroDivisionError") for r in table.rungs)
+
+
+@pytest.mark.parametrize("methods", ["sdp", []])
+def test_methods_must_be_a_non_empty_list(methods):
+    X, _, _ = wc.datasets.make_two_moons(10, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), wc.labelsets.Clustering(10, 2))
+    with pytest.raises(ValueError, match="`methods` must be a non-empty list"):
+        wc.compare(problem, methods=methods)

@@ -291,6 +291,8 @@ class LadderTable:
         lines = []
         lb, ub, optimum = self.best_lower_bound, self.best_upper_bound, self.optimum
         if lb is not None and ub is not None:
+            if -1e-9 * max(1.0, abs(ub)) < ub - lb < 0.0:
+                lb = ub  # rounding of equal values (a gap below it would be a bug: shown)
             rel = (ub - lb) / max(abs(ub), 1e-12)
             middle = f"MIP optimum {optimum:.5g}" if optimum is not None else "MIP optimum"
             lines.append(f"best certified lower bound {lb:.5g}  ≤  {middle}  ≤  best J(labels) "
@@ -558,6 +560,11 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
     skipped = []
     if methods is None:
         methods, skipped = _default_plan(problem)
+    if isinstance(methods, str) or not len(methods):
+        raise ValueError(f"`methods` must be a non-empty list of method names {METHODS} or "
+                         f"(display name, method, options dict) triples. Got {methods!r}"
+                         + (f"; for one method write [{methods!r}]." if isinstance(methods, str)
+                            else "."))
     methods = [(m, m, {}) if isinstance(m, str) else m for m in methods]
     for m in methods:
         if not (isinstance(m, tuple) and len(m) == 3 and m[1] in METHODS
@@ -590,14 +597,18 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
                 warnings.simplefilter("always")
                 res = solve(problem, method=method, random_state=random_state,
                             verbose=solver_verbose, **options)
-        except (SolverError, ValueError, NotImplementedError) as exc:
-            if verbose:
-                logger.info("compare [%d/%d]: %s failed: %s", k, len(methods), name, exc)
-            rungs.append(Rung(name=name, result=None, failure=f"{type(exc).__name__}: {exc}"))
-            continue
         except KeyboardInterrupt:  # Ctrl-C: keep the rungs done so far, run no more
             rungs.append(Rung(name=name, result=None, failure="interrupted"))
             interrupted = True
+            continue
+        except Exception as exc:  # noqa: BLE001 - one failing rung must not stop the ladder
+            if verbose:
+                logger.info("compare [%d/%d]: %s failed: %s", k, len(methods), name, exc)
+            if not isinstance(exc, (SolverError, ValueError, NotImplementedError)):
+                # not a documented failure (e.g. a bug in a user's oracle): said out loud
+                warnings.warn(f"compare, rung {name!r} raised {type(exc).__name__}: {exc}",
+                              RuntimeWarning, stacklevel=2)
+            rungs.append(Rung(name=name, result=None, failure=f"{type(exc).__name__}: {exc}"))
             continue
         # a method that handles Ctrl-C itself (branch and bound) returns its best so far
         interrupted = res.status == "interrupted"
