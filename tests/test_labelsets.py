@@ -547,6 +547,11 @@ def test_custom_checks_what_the_user_returns():
         Custom(3, lambda r: np.ones(2)).argmax(np.ones(3))
     with pytest.raises(ValueError, match=r"`initial` must return a ±1 vector"):
         Custom(2, np.sign, initial=lambda rng: [1, 3]).initial(random_state=0)
+    # the message shows what the user returned, not its conversion to float
+    with pytest.raises(ValueError, match=r"Got None instead"):
+        Custom(3, lambda r: None).argmax(np.ones(3))
+    with pytest.raises(ValueError, match=r"Got a bool array of shape \(3,\)"):
+        Custom(3, lambda r: r >= 0).argmax(np.array([1.0, -1.0, 1.0]))
     with pytest.raises(ValueError,
                        match=r"`enumerate` must be a non-empty array of shape \(N, 2\)"):
         Custom(2, np.sign, enumerate=lambda: [[1, 1, 1]]).enumerate()
@@ -587,3 +592,19 @@ def test_wide_gamma_is_a_quarter_of_mean_distance():
     assert wc.kernels.resolve_gamma(X, "wide") == pytest.approx(1.0 / (4.0 * mean), rel=1e-12)
     assert wc.kernels.resolve_gamma(X, "wide") == pytest.approx(
         wc.kernels.resolve_gamma(X, "mean_distance") / 4.0, rel=1e-12)
+
+
+def test_a_subclass_missing_a_hook_is_told_which_hook_to_write():
+    """The public methods check their inputs and call the private hooks: the message names the
+    hook (_random_element, _argmax, ...) and the count description, not only initial()."""
+    from weakcvx.labelsets import LabelSet
+
+    class OnlyArgmax(LabelSet):
+        def _argmax(self, r):
+            return np.where(r >= 0, 1.0, -1.0)
+
+    with pytest.raises(NotImplementedError, match=r"initial\(\) \(_random_element\): define "
+                                                  r"its hooks.*_set_count_constraints"):
+        OnlyArgmax(4).initial(random_state=0)
+    with pytest.raises(NotImplementedError, match=r"cardinality\(\).*_enumerate\(\)"):
+        OnlyArgmax(4).cardinality()

@@ -58,6 +58,22 @@ __all__ = [
     "InstanceLabels",
 ]
 
+def _describe_returned(value):
+    """What a user's callable returned, as written (type, dtype, shape and a few values)."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        head = np.array2string(value.ravel()[:6], threshold=6)[:-1]
+        more = " ..." if value.size > 6 else ""
+        return f"a {value.dtype} array of shape {value.shape} ({head}{more}])"
+    return f"{type(value).__name__} {value!r}"[:200]
+
+
+#: How a LabelSet subclass provides what a solver asked for (the NotImplementedError messages).
+_HOOKS_HINT = ("define its hooks: _argmax(r) (the oracle), _random_element(rng), cardinality() "
+               "and _enumerate() for enumeration, or describe it by counts with "
+               "_set_count_constraints (docs/custom_labelset.rst).")
+
 #: Largest ``|B|`` that ``enumerate()`` returns by default (exact methods on tiny problems).
 ENUMERATION_LIMIT = 2**16
 
@@ -286,7 +302,8 @@ class LabelSet:
     def cardinality(self):
         """``|B|`` as an exact Python int."""
         if self._groups is None:
-            raise NotImplementedError(f"{type(self).__name__} does not define cardinality().")
+            raise NotImplementedError(f"{type(self).__name__} does not define cardinality(): "
+                                      + _HOOKS_HINT)
         count = 1
         for idx, lo, hi in self._groups:
             count *= _sum_of_binomials(len(idx), lo, hi)
@@ -376,7 +393,8 @@ class LabelSet:
 
     def _argmax(self, r):
         if self._groups is None:
-            raise NotImplementedError(f"{type(self).__name__} does not define argmax().")
+            raise NotImplementedError(f"{type(self).__name__} does not define argmax() (_argmax): "
+                                      + _HOOKS_HINT)
         b = self._fixed.astype(float)
         r_free = r[self._free]
         # sort by group, then by decreasing score; lexsort is stable, so ties go by index
@@ -399,7 +417,8 @@ class LabelSet:
     def _random_element(self, rng):
         """An element drawn uniformly from ``B`` (groups are independent)."""
         if self._groups is None:
-            raise NotImplementedError(f"{type(self).__name__} does not define initial().")
+            raise NotImplementedError(f"{type(self).__name__} does not define initial() "
+                                      "(_random_element): " + _HOOKS_HINT)
         b = self._fixed.astype(float)
         for idx, lo, hi in self._groups:
             counts = np.arange(lo, hi + 1)
@@ -412,7 +431,8 @@ class LabelSet:
 
     def _enumerate(self):
         if self._groups is None:
-            raise NotImplementedError(f"{type(self).__name__} does not define enumerate().")
+            raise NotImplementedError(f"{type(self).__name__} does not define enumerate() "
+                                      "(_enumerate): " + _HOOKS_HINT)
         rows = self._fixed.astype(float)[None, :]
         for idx, lo, hi in self._groups:
             block = _count_block(len(idx), lo, hi)
@@ -1046,14 +1066,14 @@ class Custom(LabelSet):
                             f"{type(constraints).__name__} instead.")
         return list(constraints)
 
-    def _check_returned(self, b, name):
+    def _check_returned(self, returned, name):
         try:
-            b = np.asarray(b, dtype=float)
+            b = np.asarray(returned, dtype=float)
         except (TypeError, ValueError):
-            b = np.asarray(b, dtype=object)
+            b = np.asarray(returned, dtype=object)
         if b.shape != (self.n_samples,) or not _is_sign_vector(b, self.n_samples):
             raise ValueError(f"`{name}` must return a ±1 vector of shape ({self.n_samples},). "
-                             f"Got {b!r} instead.")
+                             f"Got {_describe_returned(returned)} instead.")
         return b
 
     def _argmax(self, r):
@@ -1074,7 +1094,10 @@ class Custom(LabelSet):
 
     def _all_elements(self):
         if self._enumerate_fn is None:
-            raise NotImplementedError("Custom.cardinality and Custom.enumerate need `enumerate`.")
+            raise NotImplementedError("Custom.cardinality and Custom.enumerate need `enumerate`: "
+                                      "pass enumerate= (a callable returning every labeling) "
+                                      "to Custom for method='exact', oracle='exact' or "
+                                      "enumeration.")
         return _unique_rows(_check_sign_matrix(self._enumerate_fn(), "enumerate",
                                                self.n_samples))
 

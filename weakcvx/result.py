@@ -42,6 +42,9 @@ class SolveResult:
         A feasible element of the label set (for sign-vector sets, ``+1``/``-1`` per point).
     upper_bound : float
         ``J(labels)``: the SVM objective of the feasible labeling, an upper bound of the MIP.
+        Computed by the method's own SVM solve, so it agrees with
+        ``problem.J(labels)[0]`` to that solve's tolerance (measured: within 6e-6 relative
+        over ~600 results of every method on small problems), not to the last digit.
     certified : bool
         Whether ``value`` is certified: a proven lower bound (``"sdp"``, ``"label_generation"``
         with ``oracle="exact"``) or a proven optimum (``"exact"`` that finished).
