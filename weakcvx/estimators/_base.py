@@ -32,7 +32,8 @@ logger = logging.getLogger("weakcvx")
 #: scale that broke S3VM on gap clusters (docs/user_guide.rst, "Scaling the features").
 UNSCALED_LINEAR_DIAGONAL = 1e10
 
-#: Largest rank of the factor used when the dense kernel does not fit the memory budget.
+#: Largest rank of the factor used when the dense kernel does not fit the memory budget (and
+#: for the RBF kernel above ``RBF_FACTOR_MIN_ROWS`` rows).
 LOW_RANK_MAX = 1000
 #: n × rank float64 arrays the default rank of the low-rank path keeps within the memory
 #: budget: the peak of a whole fit on the factor, by ``tracemalloc``, rounded up
@@ -209,8 +210,9 @@ class KernelModelMixin:
     ``_fit_kernel_copies`` dense n × n arrays at its peak (the kernel, its symmetry and PSD
     checks, the solver's workspace), set per estimator from ``tracemalloc`` peaks
     (docs/design.rst §7). Above the
-    budget the estimators that can use a low-rank factor do (:meth:`_problem_inputs`); the
-    others stop with :class:`~weakcvx.MemoryBudgetError` (:meth:`_dense_problem_inputs`).
+    budget the estimators that can use a low-rank factor do (:meth:`_problem_inputs`; with the
+    RBF kernel already above :data:`RBF_FACTOR_MIN_ROWS` rows); the others stop with
+    :class:`~weakcvx.MemoryBudgetError` (:meth:`_dense_problem_inputs`).
     """
 
     #: Dense n × n float64 arrays alive at the peak of ``fit`` on the dense kernel path: the
@@ -303,7 +305,8 @@ class KernelModelMixin:
     def _low_rank_features(self, X, s, rank=None, return_pivots=False):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
-        the memory budget (docs/design.rst §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
+        the memory budget, and for the RBF kernel above ``RBF_FACTOR_MIN_ROWS`` rows
+        (docs/design.rst §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
         budget (the factor, its construction and the solver's copies), at most
         ``LOW_RANK_MAX`` columns. With ``return_pivots`` also the pivots ``P`` (``R[P]`` is
         lower triangular: ``R = K[:, P] R[P]⁻ᵀ``, the Nyström factor of the pivots)."""
