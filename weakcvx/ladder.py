@@ -560,12 +560,14 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
     skipped = []
     if methods is None:
         methods, skipped = _default_plan(problem)
-    if isinstance(methods, str) or not len(methods):
+    given = methods
+    methods = [] if isinstance(methods, str) else [
+        (m, m, {}) if isinstance(m, str) else m for m in methods]  # any iterable
+    if not methods:
         raise ValueError(f"`methods` must be a non-empty list of method names {METHODS} or "
-                         f"(display name, method, options dict) triples. Got {methods!r}"
-                         + (f"; for one method write [{methods!r}]." if isinstance(methods, str)
+                         f"(display name, method, options dict) triples. Got {given!r}"
+                         + (f"; for one method write [{given!r}]." if isinstance(given, str)
                             else "."))
-    methods = [(m, m, {}) if isinstance(m, str) else m for m in methods]
     for m in methods:
         if not (isinstance(m, tuple) and len(m) == 3 and m[1] in METHODS
                 and isinstance(m[2], dict)):
