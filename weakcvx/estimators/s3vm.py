@@ -6,9 +6,10 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .. import kernels
 from ..api import solve
 from ..cutting_plane import RoundPolicy, is_large
 from ..rounding import supervised_scores
@@ -311,6 +312,174 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
 S3VM_ROUNDS = 10
 
 
+#: Widths among which ``gamma="select"`` chooses, as multiples of ``"mean_distance"``; the
+#: first is the width kept unless a narrower one wins (chosen with the two thresholds below on
+#: split seeds 0-9 of eleven UCI sets and 0-4 of generated manifold data, docs/methods/s3vm.rst,
+#: "The RBF width").
+GAMMA_MULTIPLES = (1.0, 2.0, 4.0)
+#: Neighbours of each point in the graph whose cut edges ``gamma="select"`` counts.
+GAMMA_NEIGHBOURS = 5
+#: A narrower width must cut fewer than this fraction of the edges the first one cuts.
+GAMMA_CUT_RATIO = 0.75
+#: Folds (stratified, at most) of the cross-validation on the labeled rows.
+GAMMA_FOLDS = 5
+#: Rows drawn (at most) for the cross-validation and as the graph's query points, so that the
+#: selection stays a small part of a fit on many rows.
+GAMMA_MAX_ROWS = 2000
+
+
+def labeled_cv_accuracy(X, y, gammas, n_splits=GAMMA_FOLDS, random_state=0):
+    r"""Cross-validated accuracy of an RBF SVC (C = 1) on labeled rows, for each width.
+
+    One stratified split into ``min(n_splits, smallest class count)`` folds serves every width;
+    the kernel of the first width is computed once and that of :math:`\gamma_j` is its power
+    :math:`(e^{-\gamma_0 d^2})^{\gamma_j/\gamma_0}`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (l, n_features)
+        The labeled rows.
+    y : ndarray of shape (l,)
+        Their classes (two).
+    gammas : sequence of float
+    n_splits : int
+    random_state : int
+        Seed of the shuffled folds.
+
+    Returns
+    -------
+    ndarray of shape (len(gammas),)
+        Mean fold accuracy per width; NaN everywhere when a class has fewer than two rows
+        (no stratified split).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.r_[np.zeros((4, 1)), np.ones((4, 1))]; y = np.r_[np.zeros(4), np.ones(4)]
+    >>> labeled_cv_accuracy(X, y, [1.0, 2.0]).tolist()
+    [1.0, 1.0]
+    """
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import SVC
+
+    gammas = np.asarray(gammas, dtype=float)
+    k = min(n_splits, int(np.min(np.unique(y, return_counts=True)[1])))
+    if len(np.unique(y)) < 2 or k < 2:
+        return np.full(len(gammas), np.nan)
+    folds = list(StratifiedKFold(k, shuffle=True, random_state=random_state).split(X, y))
+    K = kernels.rbf(X, gamma=gammas[0])
+    accuracy = np.zeros(len(gammas))
+    for j, gamma in enumerate(gammas):
+        Kj = K ** (gamma / gammas[0])
+        for train, test in folds:
+            svc = SVC(C=1.0, kernel="precomputed").fit(Kj[np.ix_(train, train)], y[train])
+            accuracy[j] += np.mean(svc.predict(Kj[np.ix_(test, train)]) == y[test]) / k
+    return accuracy
+
+
+def neighbour_graph(X, n_neighbors=GAMMA_NEIGHBOURS, max_rows=GAMMA_MAX_ROWS, random_state=0):
+    """The edges of the ``n_neighbors``-nearest-neighbour graph (Euclidean) of the rows of
+    ``X``, from at most ``max_rows`` query rows drawn at random.
+
+    Returns
+    -------
+    rows, neighbours : ndarray of shape (q,) and (q, n_neighbors)
+        Query rows and the indices of their nearest other rows.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    k = min(n_neighbors, n - 1)
+    rows = np.arange(n) if n <= max_rows else np.sort(
+        np.random.default_rng(random_state).choice(n, max_rows, replace=False))
+    index = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(
+        X[rows], return_distance=False)
+    # a row is its own nearest neighbour, unless it has duplicates: drop itself wherever it is
+    neighbours = np.array([[j for j in r if j != i][:k] for i, r in zip(rows, index)])
+    return rows, neighbours
+
+
+def cut_fraction(labels, rows, neighbours):
+    r"""Fraction of the graph's edges whose ends carry different labels,
+    :math:`\frac{1}{qk}\sum_{i}\sum_{j \in N(i)} [y_i \ne y_j]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cut_fraction(np.array([1, 1, -1]), np.arange(3), np.array([[1], [0], [1]]))
+    0.3333333333333333
+    """
+    labels = np.asarray(labels)
+    return float(np.mean(labels[neighbours] != labels[rows][:, None]))
+
+
+def select_gamma(X, y_known, base, labeling, multiples=GAMMA_MULTIPLES,
+                 cut_ratio=GAMMA_CUT_RATIO, random_state=0):
+    r"""An RBF width for semi-supervised learning: ``base`` or a narrower multiple of it.
+
+    A width :math:`m\gamma_0` (``m`` in ``multiples[1:]``) replaces
+    :math:`\gamma_0 = m_0 \cdot` ``base`` when it passes both tests of the cluster assumption:
+
+    1. it fits the labeled rows better: strictly higher cross-validated accuracy of an SVC on
+       them (:func:`labeled_cv_accuracy`);
+    2. the labeling it gives all rows, ``labeling(m γ₀)``, separates the classes through a
+       sparser region: it cuts fewer than ``cut_ratio`` times as many edges of the
+       nearest-neighbour graph (:func:`neighbour_graph`, :func:`cut_fraction`) as the labeling
+       of :math:`\gamma_0`.
+
+    Of the widths that pass, the one that cuts fewest edges wins. Only the labeled rows are
+    needed for test 1, so ``labeling`` runs only when some width passes it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y_known : ndarray of shape (n_samples,)
+        ±1 on labeled rows, 0 on unlabeled ones.
+    base : float
+        The reference width (``"mean_distance"`` resolved on ``X``).
+    labeling : callable ``gamma -> ndarray of shape (n_samples,)``
+        Labels (±1) of every row under the width ``gamma``: in :class:`S3VM`, those of its
+        alternating search.
+    multiples : sequence of float
+        The first is the width kept by default.
+    cut_ratio : float
+    random_state : int
+
+    Returns
+    -------
+    float
+        The chosen width.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import SVC
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(300, n_labeled=30, random_state=0)
+    >>> lab = y_known != 0
+    >>> svc_labels = lambda g: SVC(gamma=g).fit(X[lab], y_known[lab]).predict(X)
+    >>> select_gamma(X, y_known, base=0.5, labeling=svc_labels) > 0.5
+    True
+    """
+    multiples = [float(m) for m in multiples]
+    gammas = [m * base for m in multiples]
+    labeled = np.flatnonzero(y_known != 0)
+    rng = np.random.default_rng(random_state)
+    if len(labeled) > GAMMA_MAX_ROWS:
+        labeled = np.sort(rng.choice(labeled, GAMMA_MAX_ROWS, replace=False))
+    accuracy = labeled_cv_accuracy(X[labeled], y_known[labeled], gammas,
+                                   random_state=random_state)
+    better = [j for j in range(1, len(gammas)) if accuracy[j] > accuracy[0]]
+    if not better:  # NaN (no split) compares False: the first width stays
+        return float(gammas[0])
+    rows, neighbours = neighbour_graph(X, random_state=random_state)
+    cut = {j: cut_fraction(labeling(gammas[j]), rows, neighbours) for j in [0] + better}
+    passing = [j for j in better if cut[j] < cut_ratio * cut[0]]
+    if not passing:
+        return float(gammas[0])
+    return float(gammas[min(passing, key=lambda j: (cut[j], j))])
+
+
 class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""Semi-supervised SVM with a choice of relaxation.
 
@@ -355,8 +524,14 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         labels; the rule chosen on random and stratified draws of 2-50% labels, split seeds
         0-9 and 50-61, docs/methods/s3vm.rst), and ``LINEAR_UNLABELED_RATIO · C`` = 0.1 C with
         ``kernel="linear"`` (WellSVM's C₂).
-    gamma : "mean_distance", "scale" or float, default="mean_distance"
-        RBF width: ``1 / mean squared pairwise distance`` by default.
+    gamma : "select", "mean_distance", "scale", "wide" or float, default="select"
+        RBF width. ``"select"``: ``1 / mean squared pairwise distance`` (``"mean_distance"``),
+        or 2 or 4 times it when that narrower width both fits the labeled rows better and its
+        alternating-search labeling cuts fewer than 3/4 of the edges of the 5-nearest-neighbour
+        graph that the wider one cuts (:func:`select_gamma`: a boundary through a low-density
+        gap cuts few neighbour pairs); chosen on split seeds 0-9 of eleven UCI sets and
+        generated manifold data (docs/methods/s3vm.rst, "The RBF width"). For a polynomial
+        kernel ``"select"`` is ``"mean_distance"``.
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of positives among unlabeled points; ``None``: the labeled class ratio, or,
@@ -409,6 +584,9 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         ``J(transduction)``, the SVM objective of the returned labeling.
     costs_ : tuple of float
         ``(C, C_unlabeled)`` as used, the defaults resolved.
+    gamma_ : float or None
+        The kernel width used (``gamma`` resolved, or chosen by ``"select"``); None for the
+        linear and precomputed kernels.
     lower_bound_ : float
         A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
         ``oracle="exact"``), else NaN. For ``"exact"`` stopped by a limit, the smallest bound
@@ -450,10 +628,12 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         **KERNEL_CONSTRAINTS,
+        "gamma": [StrOptions({"select", "mean_distance", "scale", "wide"}),
+                  Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(self, relaxation="label_generation", kernel="rbf", C=None, C_unlabeled=None,
-                 gamma="mean_distance", degree=3, coef0=1.0, positive_fraction=None,
+                 gamma="select", degree=3, coef0=1.0, positive_fraction=None,
                  intercept_scaling=1.0, tol=None, max_iter=None, oracle="sorting",
                  time_limit=EXACT_TIME_LIMIT, max_nodes=None, random_state=None, verbose=0):
         self.relaxation = relaxation
@@ -524,6 +704,12 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         self.classes_, y_known = check_semi_supervised_target(y, X.shape[0])
         if self.relaxation == "sdp":
             check_sdp_size(self, X.shape[0])
+        self._selected_gamma = None
+        if self.gamma == "select" and self.kernel == "rbf":
+            self._selected_gamma = select_gamma(
+                X, y_known, kernels.resolve_gamma(X, "mean_distance"),
+                self._alternating_labeling(X, y_known), random_state=integer_seed(
+                    self.random_state))
         u = int(np.sum(y_known == 0))
         n_positive = None
         if self.positive_fraction is not None:
@@ -532,6 +718,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         self.costs_ = self._costs(int(np.sum(y_known != 0)), X)
         problem = WeakLabelProblem(labelset=labelset, costs=self.costs_,
                                    **self._problem_inputs(X))
+        self.gamma_ = self._gamma
         search = self.relaxation in ("label_generation", "alternating")
         # the SVM of the labeled points, computed once: the balance check and the searches' start
         scores = supervised_scores(problem) if search or self.positive_fraction is None \
@@ -575,6 +762,27 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         self.n_iter_ = int(result.n_iter)
         self.history_ = list(result.history)
         return self
+
+    def _gamma_to_resolve(self):
+        """The width chosen in ``fit`` for ``gamma="select"`` (``"mean_distance"`` before the
+        choice and for a polynomial kernel, which has no width to choose), else ``gamma``."""
+        if self.gamma != "select":
+            return self.gamma
+        selected = getattr(self, "_selected_gamma", None)
+        return selected if selected is not None and self.kernel == "rbf" else "mean_distance"
+
+    def _alternating_labeling(self, X, y_known):
+        """``gamma -> labels (±1) of every row`` from this estimator's alternating search at
+        that width (the labelings ``gamma="select"`` compares)."""
+        y = np.where(y_known == 0, -1, (y_known > 0).astype(int))
+
+        def labeling(gamma):
+            search = clone(self).set_params(gamma=gamma, relaxation="alternating",
+                                            max_iter=None, tol=None, verbose=0)
+            with warnings.catch_warnings():  # the fit at the chosen width warns the same
+                warnings.simplefilter("ignore")
+                return np.where(search.fit(X, y).transduction_ > 0, 1, -1)
+        return labeling
 
     def predict(self, X):
         """Class labels (``classes_[1]`` where ``decision_function > 0``)."""

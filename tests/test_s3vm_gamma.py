@@ -1,0 +1,111 @@
+"""S3VM's ``gamma="select"``: its parts against independent computations, and the choice on
+data where the cluster assumption holds (two moons) and where it does not help (UCI)."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.svm import SVC
+
+import weakcvx as wc
+from weakcvx.estimators.s3vm import (GAMMA_MULTIPLES, cut_fraction, labeled_cv_accuracy,
+                                     neighbour_graph, select_gamma)
+from weakcvx.kernels import resolve_gamma
+
+
+def test_labeled_cv_accuracy_matches_sklearn_cross_val_score():
+    # the kernel-power shortcut against SVC(gamma=g) evaluating its own kernel on the same folds
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(40) > 0).astype(int)
+    gammas = [0.2, 0.4, 0.8]
+    ours = labeled_cv_accuracy(X, y, gammas, n_splits=5, random_state=3)
+    folds = StratifiedKFold(5, shuffle=True, random_state=3)
+    theirs = [np.mean(cross_val_score(SVC(C=1.0, gamma=g), X, y, cv=folds)) for g in gammas]
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+def test_labeled_cv_accuracy_is_nan_without_two_rows_per_class():
+    X = np.arange(5.0)[:, None]
+    assert np.isnan(labeled_cv_accuracy(X, np.array([0, 0, 0, 0, 1]), [1.0, 2.0])).all()
+    assert np.isnan(labeled_cv_accuracy(X, np.zeros(5, dtype=int), [1.0])).all()
+
+
+def test_neighbour_graph_matches_brute_force_and_skips_the_row_itself():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 2))
+    X[7] = X[3]  # a duplicate: each must list the other, never itself
+    rows, neighbours = neighbour_graph(X, n_neighbors=4)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    for i, row in enumerate(rows):
+        assert row not in neighbours[i]
+        np.testing.assert_allclose(np.sort(D[row, neighbours[i]]), np.sort(D[row])[:4])
+    assert 3 in neighbours[7] and 7 in neighbours[3]
+
+
+def test_neighbour_graph_draws_query_rows_above_the_cap():
+    X = np.random.default_rng(2).standard_normal((50, 2))
+    rows, neighbours = neighbour_graph(X, n_neighbors=3, max_rows=20, random_state=0)
+    assert rows.shape == (20,) and len(np.unique(rows)) == 20 and neighbours.shape == (20, 3)
+
+
+def test_cut_fraction_counts_edges_with_different_labels():
+    rng = np.random.default_rng(3)
+    labels = rng.choice([-1, 1], 25)
+    rows, neighbours = np.arange(25), rng.integers(0, 25, (25, 4))
+    count = sum(labels[j] != labels[i] for i in range(25) for j in neighbours[i])
+    assert cut_fraction(labels, rows, neighbours) == pytest.approx(count / 100)
+
+
+def _moons(seed, n=600, labeled=30):
+    X, y_true, _ = wc.datasets.make_two_moons(n + 2000, noise=0.1, random_state=seed)
+    rng = np.random.default_rng(seed)
+    known = np.zeros(n)
+    for c in (-1, 1):  # stratified: labeled // 2 of each class
+        known[rng.choice(np.flatnonzero(y_true[:n] == c), labeled // 2, replace=False)] = c
+    return X[:n], y_true[:n], known, X[n:], y_true[n:]
+
+
+def test_select_keeps_the_base_width_without_a_cross_validation_split():
+    X, _, known, _, _ = _moons(0)
+    known[np.flatnonzero(known < 0)[1:]] = 0  # one labeled row of class -1
+    calls = []
+    chosen = select_gamma(X, known, 0.5, lambda g: calls.append(g) or np.ones(len(X)))
+    assert chosen == 0.5 and calls == []  # no labeling computed either
+
+
+def test_select_keeps_the_base_width_when_the_narrow_labeling_cuts_as_much():
+    # every width labels the rows the same way: no width separates through a sparser region
+    X, _, known, _, _ = _moons(0)
+    fixed = np.where(X[:, 0] > 0.5, 1, -1)
+    assert select_gamma(X, known, 0.5, lambda g: fixed) == 0.5
+
+
+def test_s3vm_select_narrows_the_kernel_on_two_moons_and_beats_the_wide_one():
+    # 2-D moons: 1 / mean squared distance is too wide to follow the moons once ~20 rows are
+    # labeled; the selected width must be narrower on half the seeds or more and more accurate
+    # on average, and above the supervised SVC of the labeled rows (the cluster assumption
+    # holds here)
+    chosen, selected, wide, supervised = [], [], [], []
+    for seed in range(6):
+        X, _, known, X_test, y_test = _moons(seed, labeled=20)
+        y = np.where(known == 0, -1, (known > 0).astype(int))
+        model = wc.S3VM(random_state=seed).fit(X, y)
+        chosen.append(model.gamma_ / resolve_gamma(X))
+        selected.append(np.mean(model.predict(X_test) == (y_test > 0)))
+        base = wc.S3VM(gamma="mean_distance", random_state=seed).fit(X, y)
+        wide.append(np.mean(base.predict(X_test) == (y_test > 0)))
+        svc = SVC().fit(X[known != 0], known[known != 0])
+        supervised.append(np.mean(svc.predict(X_test) == y_test))
+    assert sum(m > 1 for m in chosen) >= 3 and set(chosen) <= set(GAMMA_MULTIPLES)
+    assert np.mean(selected) > np.mean(wide) + 0.02
+    assert np.mean(selected) > np.mean(supervised)
+
+
+def test_s3vm_select_is_the_mean_distance_width_for_other_kernels_and_given_numbers():
+    X, y = wc.datasets.load_uci("heart")
+    y = np.where(np.arange(len(y)) % 10 == 0, (y > 0).astype(int), -1)
+    poly = wc.S3VM(kernel="poly", max_iter=2).fit(X, y)
+    assert poly.gamma_ == 1.0  # kernel_function's polynomial width for a data-driven name
+    assert wc.S3VM(gamma=0.3, max_iter=2).fit(X, y).gamma_ == 0.3
+    assert wc.S3VM(kernel="linear", max_iter=2).fit(X, y).gamma_ is None
