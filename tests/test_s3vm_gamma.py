@@ -3,31 +3,30 @@ data where the cluster assumption holds (two moons) and where it does not help (
 
 import numpy as np
 import pytest
-from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.svm import SVC
 
 import weakcvx as wc
-from weakcvx.estimators.s3vm import (GAMMA_MULTIPLES, cut_fraction, labeled_cv_accuracy,
-                                     neighbour_graph, select_gamma)
+from weakcvx.estimators.s3vm import (GAMMA_MULTIPLES, cut_fraction, labeled_loo_accuracy,
+                                     neighbour_graph, select_gamma, selection_rows)
 from weakcvx.kernels import resolve_gamma
 
 
-def test_labeled_cv_accuracy_matches_sklearn_cross_val_score():
-    # the kernel-power shortcut against SVC(gamma=g) evaluating its own kernel on the same folds
+def test_labeled_loo_accuracy_matches_refitting_without_each_row():
+    # the closed form against the ridge system solved again without row i, for each width
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 3))
-    y = (X[:, 0] + 0.5 * rng.standard_normal(40) > 0).astype(int)
-    gammas = [0.2, 0.4, 0.8]
-    ours = labeled_cv_accuracy(X, y, gammas, n_splits=5, random_state=3)
-    folds = StratifiedKFold(5, shuffle=True, random_state=3)
-    theirs = [np.mean(cross_val_score(SVC(C=1.0, gamma=g), X, y, cv=folds)) for g in gammas]
-    np.testing.assert_allclose(ours, theirs, atol=1e-12)
-
-
-def test_labeled_cv_accuracy_is_nan_without_two_rows_per_class():
-    X = np.arange(5.0)[:, None]
-    assert np.isnan(labeled_cv_accuracy(X, np.array([0, 0, 0, 0, 1]), [1.0, 2.0])).all()
-    assert np.isnan(labeled_cv_accuracy(X, np.zeros(5, dtype=int), [1.0])).all()
+    X = rng.standard_normal((25, 3))
+    y = np.where(X[:, 0] + 0.7 * rng.standard_normal(25) > 0, 1.0, -1.0)
+    gammas, ridge = [0.05, 1.0, 20.0], 0.5
+    ours = labeled_loo_accuracy(X, y, gammas, ridge=ridge)
+    for gamma, accuracy in zip(gammas, ours):
+        K = np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1)) + 1.0
+        correct = 0
+        for i in range(len(y)):
+            rest = np.arange(len(y)) != i
+            alpha = np.linalg.solve(K[np.ix_(rest, rest)] + ridge * np.eye(len(y) - 1), y[rest])
+            correct += np.sign(K[i, rest] @ alpha) == y[i]
+        assert accuracy == pytest.approx(correct / len(y), abs=1e-12)
+    assert len(set(ours)) > 1  # the widths differ on these rows: the test can tell them apart
 
 
 def test_neighbour_graph_matches_brute_force_and_skips_the_row_itself():
@@ -66,7 +65,7 @@ def _moons(seed, n=600, labeled=30):
     return X[:n], y_true[:n], known, X[n:], y_true[n:]
 
 
-def test_select_keeps_the_base_width_without_a_cross_validation_split():
+def test_select_keeps_the_base_width_without_two_labeled_rows_per_class():
     X, _, known, _, _ = _moons(0)
     known[np.flatnonzero(known < 0)[1:]] = 0  # one labeled row of class -1
     calls = []
@@ -109,3 +108,14 @@ def test_s3vm_select_is_the_mean_distance_width_for_other_kernels_and_given_numb
     assert poly.gamma_ == 1.0  # kernel_function's polynomial width for a data-driven name
     assert wc.S3VM(gamma=0.3, max_iter=2).fit(X, y).gamma_ == 0.3
     assert wc.S3VM(kernel="linear", max_iter=2).fit(X, y).gamma_ is None
+
+
+def test_selection_rows_keep_every_row_up_to_the_cap_and_at_most_half_labeled_above():
+    y_known = np.r_[np.ones(300), -np.ones(300), np.zeros(4400)]
+    rows = selection_rows(y_known, max_rows=1000, random_state=0)
+    assert len(rows) == 1000 and len(np.unique(rows)) == 1000
+    assert np.sum(y_known[rows] != 0) == 500  # half of the draw, of 600 labeled rows
+    few = np.r_[np.ones(3), -np.ones(3), np.zeros(4000)]
+    rows = selection_rows(few, max_rows=1000, random_state=0)
+    assert np.sum(few[rows] != 0) == 6  # every labeled row when they are fewer
+    np.testing.assert_array_equal(selection_rows(few[:900], max_rows=1000), np.arange(900))

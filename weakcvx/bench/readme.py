@@ -211,6 +211,17 @@ def _peers(result):
         parts.append(f"{fraction:.0%} labeled at random, {len(rows)} UCI sets: S3VM "
                      f"**{s3vm:.3f}** vs SVC on the labeled rows {svc:.3f} (more than 0.01 below "
                      f"it on {below})")
+    for fraction in sorted({r["fraction"] for r in result.get("ssl_manifold", [])}):
+        rows = [r for r in result["ssl_manifold"] if r["fraction"] == fraction]
+
+        def mean(method, rows=rows):
+            return _mean(r["accuracy"][method]["mean"] for r in rows)
+
+        parts.append(f"{fraction:.0%} labeled, data with low-density gaps (two moons, noisier "
+                     f"moons, circles, digits 3/8): S3VM **{mean('S3VM'):.3f}** vs "
+                     f"S3VM(gamma=\"mean_distance\") {mean('S3VM mean_dist'):.3f}, SVC on the "
+                     f"labeled rows {mean('SVC (labeled)'):.3f}, self-training "
+                     f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}")
     for r in result.get("mil", []):
         acc = r["accuracy"]
         parts.append(f"{r['data']} 10-fold CV over {len(r['per_seed']['NSK'])} CV seeds: "
