@@ -16,7 +16,7 @@ from ..rounding import supervised_scores
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    n_positive_from_fraction, round_cap_is_the_stopping_rule,
+                    logger, n_positive_from_fraction, round_cap_is_the_stopping_rule,
                     rounded_labels_model, spread_scaled_cost, verbose_logging)
 
 
@@ -334,10 +334,11 @@ GAMMA_MAX_ROWS = 2000
 def labeled_loo_accuracy(X, y, gammas, ridge=GAMMA_RIDGE):
     r"""Leave-one-out accuracy of a kernel ridge classifier on labeled rows, for each width.
 
-    For the RBF kernel :math:`K` of width :math:`\gamma` plus 1 (the offset, as in
-    :class:`S3VM`'s kernel), :math:`A = K + \lambda I` and :math:`\alpha = A^{-1} y` with
-    :math:`y \in \{-1, 1\}^l`, the prediction at row :math:`i` of the model fitted without
-    it is, in closed form (no refit),
+    For the RBF kernel :math:`K` of width :math:`\gamma` plus 1 (the offset of
+    :class:`S3VM`'s kernel at its default ``intercept_scaling=1``),
+    :math:`A = K + \lambda I` and :math:`\alpha = A^{-1} y` with :math:`y \in \{-1, 1\}^l`,
+    the prediction at row :math:`i` of the model fitted without it is, in closed form (no
+    refit),
 
     .. math::
 
@@ -558,9 +559,9 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         or 2 or 4 times it when that narrower width both fits the labeled rows better and its
         alternating-search labeling cuts fewer than 3/4 of the edges of the 5-nearest-neighbour
         graph that the wider one cuts (:func:`select_gamma`, on at most 2,000 rows drawn: a
-        boundary through a low-density gap cuts few neighbour pairs); chosen on split seeds 0-9 of eleven UCI sets and
-        generated manifold data (docs/methods/s3vm.rst, "The RBF width"). For a polynomial
-        kernel ``"select"`` is ``"mean_distance"``.
+        boundary through a low-density gap cuts few neighbour pairs); chosen on split seeds
+        0-9 of eleven UCI sets and generated manifold data (docs/methods/s3vm.rst, "The RBF
+        width"). For a polynomial kernel ``"select"`` is ``"mean_distance"``.
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of positives among unlabeled points; ``None``: the labeled class ratio, or,
@@ -737,9 +738,14 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if self.gamma == "select" and self.kernel == "rbf":
             seed = integer_seed(self.random_state)
             rows = selection_rows(y_known, random_state=seed)
+            base = kernels.resolve_gamma(X, "mean_distance")
             self._selected_gamma = select_gamma(
-                X[rows], y_known[rows], kernels.resolve_gamma(X, "mean_distance"),
-                self._alternating_labeling(X[rows], y_known[rows]), random_state=seed)
+                X[rows], y_known[rows], base, self._alternating_labeling(X[rows], y_known[rows]),
+                random_state=seed)
+            if self.verbose:  # a quiet fit logs nothing
+                with verbose_logging(self.verbose):
+                    logger.info("S3VM: gamma='select' chose %.4g, %g times 1 / mean squared "
+                                "distance", self._selected_gamma, self._selected_gamma / base)
         u = int(np.sum(y_known == 0))
         n_positive = None
         if self.positive_fraction is not None:
