@@ -57,6 +57,7 @@ __all__ = [
     "beta_iterate",
     "beta_semi_supervised",
     "beta_from_knn",
+    "nearest_other_rows",
     "beta_from_proportions",
     "beta_from_votes",
 ]
@@ -1042,19 +1043,37 @@ def beta_from_knn(X, y, n_neighbors=4, metric="euclidean"):
     >>> beta_from_knn(X, [-1, -1, -1, 1, 1, 1], n_neighbors=2)[2]
     array([0.5, 0.5])
     """
-    from sklearn.neighbors import NearestNeighbors
-
     y = np.asarray(y)
     n = y.shape[0]
     if not (1 <= n_neighbors < n):
         raise ValueError(f"`n_neighbors` must be in [1, n_samples - 1] = [1, {n - 1}]. "
                          f"Got {n_neighbors!r} instead.")
-    nn = NearestNeighbors(n_neighbors=n_neighbors + 1, metric=metric).fit(X)
-    _, ind = nn.kneighbors(X)
-    # drop each point itself (the first neighbour, or wherever it appears among ties)
-    neigh = np.array([[j for j in row if j != i][:n_neighbors] for i, row in enumerate(ind)])
+    neigh = nearest_other_rows(X, n_neighbors, metric=metric)
     p_plus = np.mean(y[neigh] > 0, axis=1)
     return np.column_stack([1.0 - p_plus, p_plus])
+
+
+def nearest_other_rows(X, n_neighbors, rows=None, metric="euclidean"):
+    """Indices of the ``n_neighbors`` nearest other rows of ``X`` for each of ``rows`` (all
+    rows by default): each row itself is dropped wherever it appears among ties (a duplicate
+    row may come first).
+
+    Returns
+    -------
+    ndarray of int, shape (len(rows), n_neighbors)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> nearest_other_rows(np.array([[0.0], [1.0], [3.0]]), 1).ravel().tolist()
+    [1, 0, 1]
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
+    index = NearestNeighbors(n_neighbors=n_neighbors + 1, metric=metric).fit(X).kneighbors(
+        X[rows], return_distance=False)
+    return np.array([[j for j in r if j != i][:n_neighbors] for i, r in zip(rows, index)])
 
 
 def beta_from_proportions(bags, proportions=None):

@@ -264,10 +264,11 @@ def bench_ssl_manifold(seeds, fractions=MANIFOLD_FRACTIONS, sets=MANIFOLD_SETS):
     fresh test rows (digits: on the unlabeled rows), time ratio to one SVC fit."""
     from weakcvx import S3VM
 
-    methods = {"S3VM": _ssl_methods()["S3VM"],
+    peers = _ssl_methods()
+    methods = {"S3VM": peers["S3VM"],
                "S3VM mean_dist": lambda X, y_semi, labeled, seed: S3VM(
                    gamma="mean_distance", random_state=seed).fit(X, y_semi),
-               **{m: f for m, f in _ssl_methods().items() if m in (
+               **{m: f for m, f in peers.items() if m in (
                    "S3VM alt", "SVC (labeled)", "self-training", "LabelSpreading")}}
     _warm_up(methods)
     records = []

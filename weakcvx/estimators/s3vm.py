@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
 from ..api import solve
+from ..beta import nearest_other_rows
 from ..cutting_plane import RoundPolicy, is_large
 from ..rounding import supervised_scores
 from ..labelsets import SemiSupervised
@@ -391,17 +392,10 @@ def neighbour_graph(X, n_neighbors=GAMMA_NEIGHBOURS, max_rows=GAMMA_MAX_ROWS, ra
     rows, neighbours : ndarray of shape (q,) and (q, n_neighbors)
         Query rows and the indices of their nearest other rows.
     """
-    from sklearn.neighbors import NearestNeighbors
-
     n = X.shape[0]
-    k = min(n_neighbors, n - 1)
     rows = np.arange(n) if n <= max_rows else np.sort(
         np.random.default_rng(random_state).choice(n, max_rows, replace=False))
-    index = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(
-        X[rows], return_distance=False)
-    # a row is its own nearest neighbour, unless it has duplicates: drop itself wherever it is
-    neighbours = np.array([[j for j in r if j != i][:k] for i, r in zip(rows, index)])
-    return rows, neighbours
+    return rows, nearest_other_rows(X, min(n_neighbors, n - 1), rows=rows)
 
 
 def cut_fraction(labels, rows, neighbours):
