@@ -67,6 +67,23 @@ def test_mean_squared_spread_keeps_a_small_spread_under_a_large_offset():
     assert kernels.resolve_gamma(X) == pytest.approx(1 / (2 * 100 / 99 * 0.25), rel=1e-9)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e8])
+def test_rbf_keeps_the_distances_of_rows_far_from_the_origin(offset):
+    """The RBF kernel of rows moved by ``offset`` against exp(−γ‖x − z‖²) with the
+    differences formed pair by pair (no expansion): ‖x‖² + ‖z‖² − 2xᵀz of rows at 1e8 loses
+    every digit of their distances (each entry came out 1). Also between two sets of rows,
+    as at prediction, and exactly symmetric on one set."""
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(30, 3)) + offset, rng.normal(size=(7, 3)) + offset
+    for A, B in ((X, X), (Z, X)):
+        expected = np.exp(-0.5 * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))
+        # the inputs themselves carry a rounding of 1e8 * 2^-52 ≈ 1.5e-8 per coordinate
+        np.testing.assert_allclose(kernels.rbf(A, None if B is A else B, gamma=0.5), expected,
+                                   rtol=0, atol=1e-12 + 1e-15 * offset)
+    K = kernels.rbf(X, gamma=0.5)
+    assert np.array_equal(K, K.T)
+
+
 def test_factor_above_the_exact_limit_is_the_blocked_pivoted_cholesky(monkeypatch):
     """Above EXACT_FACTOR_LIMIT ``factor`` takes the blocked pivoted Cholesky (fast path); to
     the numerical rank it reproduces K as the column-by-column reference does, and at a fixed
@@ -84,3 +101,12 @@ def test_factor_above_the_exact_limit_is_the_blocked_pivoted_cholesky(monkeypatc
     residual = np.trace(K) - np.sum(kernels.factor(K, rank=20) ** 2)
     greedy = np.trace(K) - np.sum(kernels.pivoted_cholesky(np.diag(K), lambda j: K[:, j], 20) ** 2)
     assert 0.0 <= residual <= 1.5 * greedy
+
+
+@pytest.mark.parametrize("gamma", ["mean_distance", "scale", "wide"])
+def test_a_spread_that_overflows_is_an_error_naming_X(gamma):
+    """A row at 1e155 makes ‖x‖² overflow: the width would be 1/inf = 0 (every kernel entry
+    1); a ValueError naming X instead of one naming the resolved gamma later."""
+    X = np.r_[np.random.default_rng(0).random((20, 2)), [[1e155, 1e155]]]
+    with pytest.raises(ValueError, match=r"`X` has entries too large.*overflows"):
+        kernels.resolve_gamma(X, gamma)

@@ -119,3 +119,18 @@ def test_selection_rows_keep_every_row_up_to_the_cap_and_at_most_half_labeled_ab
     rows = selection_rows(few, max_rows=1000, random_state=0)
     assert np.sum(few[rows] != 0) == 6  # every labeled row when they are fewer
     np.testing.assert_array_equal(selection_rows(few[:900], max_rows=1000), np.arange(900))
+
+
+@pytest.mark.parametrize("estimator", ["S3VM", "MultiInstanceSVM", "BetaSVM"])
+def test_a_bool_gamma_is_refused_with_the_estimators_own_options(estimator):
+    """``gamma=True`` passes scikit-learn's Interval of reals; the error must come at
+    validation and list this estimator's options (S3VM's include 'select')."""
+    est = getattr(wc, estimator)(gamma=True)
+    options = est._parameter_constraints["gamma"][0].options
+    X = np.random.default_rng(0).random((12, 2))
+    with pytest.raises(ValueError, match=r"'gamma' parameter of " + estimator) as info:
+        if estimator == "MultiInstanceSVM":
+            est.fit([X[:4], X[4:8], X[8:]], np.array([1, 0, 0]))
+        else:
+            est.fit(X, np.r_[[0, 1, 0, 1], -np.ones(8, dtype=int)])
+    assert all(repr(o) in str(info.value) for o in options)

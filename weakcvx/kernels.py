@@ -89,10 +89,19 @@ def _check_pair(X, Y):
 
 def _sq_dists(X, Y):
     """``‖x_i − y_j‖²`` in one n × m array, built in place (no n × m temporaries, so that the
-    memory budget counts what is really allocated)."""
+    memory budget counts what is really allocated).
+
+    Both sets of rows are first moved by the mean row of ``Y`` (distances do not change): the
+    expansion ``‖x‖² + ‖y‖² − 2 xᵀy`` loses every digit the rows share with one another, so
+    that rows far from the origin (``X + 1e8``: every kernel entry 1 instead of
+    ``exp(−γ‖x − y‖²)``) keep their distances only once centred."""
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
+    same = Y is X
     X = X.toarray() if sp.issparse(X) else X
-    Y = Y.toarray() if sp.issparse(Y) else Y
+    Y = X if same else (Y.toarray() if sp.issparse(Y) else Y)
+    centre = Y.mean(axis=0) if Y.shape[0] else 0.0
+    X = X - centre
+    Y = X if same else Y - centre
     XX = np.einsum("ij,ij->i", X, X)[:, None]
     YY = np.einsum("ij,ij->i", Y, Y)[None, :]
     D = X @ Y.T
@@ -159,6 +168,14 @@ def _entry_variance(X):
     return _centred_sum_of_squares(X, float(X.mean())) / size
 
 
+def _check_spread(spread, gamma):
+    """A ValueError naming ``X`` when its spread overflows float64 (a width of 0 would follow)."""
+    if not np.isfinite(spread):
+        raise ValueError(f"`X` has entries too large for gamma={gamma!r}: the spread of its rows "
+                         "overflows float64 (inf). Scale the features (e.g. StandardScaler) or "
+                         "give gamma as a positive number.")
+
+
 def resolve_gamma(X, gamma="mean_distance"):
     r"""Resolve an RBF width ``gamma`` from the data.
 
@@ -208,10 +225,12 @@ def resolve_gamma(X, gamma="mean_distance"):
     n = X.shape[0]
     if gamma == "scale":
         var = _entry_variance(X) if X.size else 0.0
+        _check_spread(var, gamma)
         return float(1.0 / (X.shape[1] * var)) if var > 0 else 1.0
     if n < 2:
         return 1.0
     mean = 2.0 * n / (n - 1) * mean_squared_spread(X)
+    _check_spread(mean, gamma)
     if gamma == "wide":
         mean = 4.0 * mean
     return float(1.0 / mean) if mean > 0 else 1.0

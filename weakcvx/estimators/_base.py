@@ -13,7 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
@@ -221,6 +221,18 @@ class KernelModelMixin:
     #: Whether :meth:`_problem_inputs` warns on unscaled features with the linear kernel
     #: (estimators with a check of their own turn it off).
     _warn_unscaled_linear = True
+
+    def _validate_params(self):
+        """scikit-learn's parameter check, and ``gamma`` not a bool (an ``Interval`` of reals
+        lets ``True`` through, and the kernel then failed with a list of widths that omitted
+        this estimator's own options)."""
+        super()._validate_params()
+        if isinstance(self.gamma, (bool, np.bool_)):
+            options = sorted(next(c for c in self._parameter_constraints["gamma"]
+                                  if isinstance(c, StrOptions)).options)
+            raise InvalidParameterError(
+                f"The 'gamma' parameter of {type(self).__name__} must be one of "
+                f"{options} or a positive number. Got {self.gamma!r} instead.")
 
     def _validate_X(self, X, reset=True):
         if self.kernel != "linear" and hasattr(X, "tocsr"):  # a scipy.sparse matrix or array
