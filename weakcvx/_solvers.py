@@ -35,7 +35,23 @@ SOCP_ORDER = ("CLARABEL", "SCS", "ECOS")
 
 
 class SolverFallbackWarning(UserWarning):
-    """A solver failed and the next one of the documented order was used instead."""
+    """A solver failed and the next one of the documented order was used instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> from weakcvx.mkl import master_cvxpy
+    >>> R, rows, signs = np.array([[1.0], [1.0]]), np.array([[0, 1]]), np.array([[1.0, -1.0]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     sol = master_cvxpy(R, rows, signs, np.ones(2), solver="NO_SUCH_SOLVER")
+    >>> any(issubclass(w.category, wc.SolverFallbackWarning) for w in caught)
+    True
+    >>> round(sol.value, 3)   # solved by the next solver of SOCP_ORDER
+    2.0
+    """
 
 
 def solver_order(solver, order, fallback=True):

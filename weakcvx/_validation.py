@@ -50,7 +50,20 @@ def one_blas_thread():
 
 
 class MemoryBudgetError(MemoryError):
-    """A dense matrix would exceed the memory budget (see :func:`weakcvx.set_config`)."""
+    """A dense matrix would exceed the memory budget (see :func:`weakcvx.set_config`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> wc.set_config(memory_budget="1M")
+    >>> try:   # a 1000 x 1000 kernel of float64 needs 7.6 MiB
+    ...     wc.kernels.linear(np.ones((1000, 2)))
+    ... except wc.MemoryBudgetError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, MemoryError))
+    MemoryBudgetError True
+    >>> wc.set_config(memory_budget=None)
+    """
 
 
 def format_bytes(n_bytes):

@@ -190,6 +190,18 @@ class BetaSVMSolution:
     coef : ndarray of shape (d,) or None
         ``θ`` itself when P1 was solved in a feature space (``f(x) = θ·x + b``); None on a
         kernel matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]]); K = X @ X.T
+    >>> beta = [[1, 0], [1, 0], [0, 1], [0, 1]]   # certain labels: -1, -1, +1, +1
+    >>> sol = fit_beta_svm(K, beta, C=10.0)
+    >>> sol.solver, sol.alpha.shape, np.sign(K @ sol.dual_coef + sol.intercept).tolist()
+    ('libsvm', (4, 2), [-1.0, -1.0, 1.0, 1.0])
+    >>> primal = beta_svm_primal(K, beta, 10.0, sol.dual_coef, sol.intercept)
+    >>> bool(np.isclose(sol.dual_objective, primal, rtol=1e-4))   # no duality gap
+    True
     """
 
     alpha: np.ndarray
@@ -749,6 +761,19 @@ class BetaIterationResult:
     value, so the deterministic alternation would repeat forever); ``solver`` is the P1 solver
     of the returned hypothesis (``"cvxopt"`` after a fallback); ``scores`` its decision values
     ``h(x_i)`` on the training rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (10, 2)), rng.normal(2, 1, (10, 2))]; K = X @ X.T
+    >>> beta0 = np.full((20, 2), 0.5); beta0[0] = [1, 0]; beta0[-1] = [0, 1]
+    >>> free = np.ones(20, bool); free[[0, -1]] = False
+    >>> res = beta_iterate(K, beta0, C=1.0, free=free)
+    >>> res.status, res.converged, res.beta.shape
+    ('converged', True, (20, 2))
+    >>> bool(np.allclose(res.scores, K @ res.solution.dual_coef + res.solution.intercept))
+    True
     """
 
     solution: BetaSVMSolution

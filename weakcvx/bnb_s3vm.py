@@ -114,6 +114,16 @@ class SquaredHingeSVM:
         Indices of the support vectors (``y_i f(x_i) < 1``).
     decision : ndarray (n,)
         ``f`` at every one of the n points (labeled or not).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.kernels import rbf
+    >>> X = np.array([[-2.0], [-1.5], [-1.0], [1.0], [1.5], [2.0]])
+    >>> K, y_known = rbf(X, gamma=1.0), np.array([-1, 0, 0, 0, 0, 1])
+    >>> svm = node_svm(K, y_known, C=10.0)   # trained on the two labeled points
+    >>> svm.support.tolist(), bool(np.allclose(svm.decision, K @ svm.dual_coef + svm.intercept))
+    ([0, 5], True)
     """
 
     value: float
@@ -454,6 +464,16 @@ def node_svm_cvxpy(K, y, C, solver="CLARABEL"):
     -------
     float
         The optimal value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.kernels import rbf
+    >>> X = np.array([[-2.0], [-1.5], [-1.0], [1.0], [1.5], [2.0]])
+    >>> K, y_known = rbf(X, gamma=1.0), np.array([-1, 0, 0, 0, 0, 1])
+    >>> bool(np.isclose(node_svm_cvxpy(K, y_known, 10.0), node_svm(K, y_known, 10.0).value,
+    ...                 rtol=1e-5))
+    True
     """
     import cvxpy as cp
 
@@ -492,6 +512,19 @@ def add_one_in(K, y, C, candidates=None):
     -------
     plus, minus : ndarray
         Estimated ``s(L ∪ {x, +1})`` and ``s(L ∪ {x, −1})`` for each candidate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.kernels import rbf
+    >>> X = np.array([[-2.0], [-1.5], [-1.0], [1.0], [1.5], [2.0]])
+    >>> K, y_known = rbf(X, gamma=1.0), np.array([-1, 0, 0, 0, 0, 1])
+    >>> plus, minus = add_one_in(K, y_known, C=10.0)   # candidates: the points 1 to 4
+    >>> np.where(plus < minus, 1, -1).tolist()          # the cheaper label of each
+    [-1, -1, 1, 1]
+    >>> y = y_known.copy(); y[1] = -1                     # point 1 added with its label −1
+    >>> bool(np.isclose(minus[0], node_svm(K, y, C=10.0).value))   # exact here
+    True
     """
     K = _check_kernel(K)
     y = _check_labels(y, K.shape[0])
@@ -710,6 +743,18 @@ def enumerate_s3vm(K, y_known, C=10.0, n_positive=None, limit=ENUMERATION_LIMIT)
         An optimal labeling.
     values : ndarray
         The objective of every labeling, in the order of ``itertools.combinations``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.kernels import rbf
+    >>> X = np.array([[-2.0], [-1.5], [-1.0], [1.0], [1.5], [2.0]])
+    >>> K, y_known = rbf(X, gamma=1.0), np.array([-1, 0, 0, 0, 0, 1])
+    >>> value, labels, values = enumerate_s3vm(K, y_known, C=10.0)   # 2 of 4 positive
+    >>> len(values), labels.astype(int).tolist()
+    (6, [-1, -1, -1, 1, 1, 1])
+    >>> bool(np.isclose(value, branch_and_bound_s3vm(K, y_known, C=10.0).value))
+    True
     """
     K = _check_kernel(K)
     y_known = _check_labels(y_known, K.shape[0], name="y_known")

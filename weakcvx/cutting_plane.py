@@ -51,7 +51,22 @@ logger = logging.getLogger("weakcvx")
 
 def is_large(problem):
     """Whether ``problem`` takes the large-problem defaults of :class:`RoundPolicy`: more than
-    ``LARGE_N`` kernel points, or ``LARGE_LINEAR_N`` rows of features."""
+    ``LARGE_N`` kernel points, or ``LARGE_LINEAR_N`` rows of features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> LARGE_N, LARGE_LINEAR_N
+    (1000, 5000)
+    >>> y_known = np.zeros(6000, dtype=int); y_known[:2] = [1, -1]
+    >>> X = np.random.default_rng(0).standard_normal((6000, 3))
+    >>> is_large(wc.WeakLabelProblem(features=X, labelset=wc.labelsets.SemiSupervised(y_known)))
+    True
+    >>> is_large(wc.WeakLabelProblem(wc.kernels.rbf(X[:20]),             # 20 kernel points
+    ...                              labelset=wc.labelsets.SemiSupervised(y_known[:20])))
+    False
+    """
     return problem.n_samples > (LARGE_LINEAR_N if problem.kernel is None else LARGE_N)
 
 
@@ -224,6 +239,18 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         ``J(labels)``.
     alpha : ndarray
         The dual solution of ``J(labels)`` (the SVM of the labels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> res = label_generation(problem)
+    >>> labels, value, alpha = round_relaxation(problem, res.alpha, res.working_set, res.mu)
+    >>> problem.labelset.contains(labels), bool(np.isclose(value, problem.J(labels)[0]))
+    (True, True)
     """
     labelset = problem.labelset
     scores = problem.decision_scores(alpha, working_set, mu)
@@ -384,6 +411,19 @@ class RoundPolicy:
         Stop when the rounding of the prediction scores, ``labelset.argmax(f(x))``, is the same
         in this many rounds in a row (the rounded labels settle before the master value does);
         ``None``: only the value tests and the round cap stop the loop.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> policy = RoundPolicy.for_problem(problem)          # 20 points: the small-problem defaults
+    >>> policy.cuts, RoundPolicy.for_problem(problem, oracle="exact").cuts, RoundPolicy.paper().cuts
+    (3, 1, 1)
+    >>> res = label_generation(problem, policy=RoundPolicy.paper())
+    >>> res.value <= res.upper_bound
+    True
     """
 
     tol: float = 1e-2

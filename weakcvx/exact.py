@@ -969,6 +969,32 @@ def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
     str
         ``"optimal"`` (no open entry left), ``"node_limit"``, ``"time_limit"`` or
         ``"interrupted"``.
+
+    Examples
+    --------
+    A toy tree, the 0/1 strings of length 3, where every entry is one node problem:
+
+    >>> import time
+    >>> class Strings:
+    ...     def __init__(self):
+    ...         self.stack, self.n_nodes, self.leaves = [()], 0, []
+    ...     def expand(self, entry):
+    ...         self.n_nodes += 1
+    ...         if len(entry) == 3:
+    ...             self.leaves.append(entry)
+    ...         else:
+    ...             self.stack += [entry + (1,), entry + (0,)]   # the 0 branch first
+    ...         return True
+    ...     def interrupted(self, entry):
+    ...         return False
+    ...     def progress(self):
+    ...         return 0, 0.0, 0.0
+    >>> tree = Strings()
+    >>> depth_first(tree, time.perf_counter()), tree.n_nodes, tree.leaves[:2]
+    ('optimal', 15, [(0, 0, 0), (0, 0, 1)])
+    >>> tree = Strings()
+    >>> depth_first(tree, time.perf_counter(), max_nodes=4), tree.n_nodes, len(tree.stack)
+    ('node_limit', 4, 3)
     """
     progress = _Progress(name, verbose, start)
     status, entry = "optimal", None
@@ -1001,7 +1027,23 @@ def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, s
 
     ``value`` is the optimum ``upper`` when the search finished, else the certified lower
     bound ``lower``; a search stopped by a limit warns (ConvergenceWarning) that its labels are
-    not proven optimal. With ``verbose``, the message goes to the ``"weakcvx"`` logger."""
+    not proven optimal. With ``verbose``, the message goes to the ``"weakcvx"`` logger.
+
+    Examples
+    --------
+    >>> import time, warnings
+    >>> start = time.perf_counter()
+    >>> search_summary("my_search", "optimal", 15, 2.5, 2.5, None, None, start)[:2]
+    (2.5, 'optimal: 15 nodes, certified lower bound 2.5')
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value, message, _ = search_summary("my_search", "node_limit", 4, 3.0, 2.0, 4, None,
+    ...                                        start)
+    >>> value, message   # stopped: the certified lower bound, not the best J
+    (2.0, 'stopped by max_nodes=4 after 4 nodes: best J 3, certified lower bound 2 (gap 1)')
+    >>> caught[0].category.__name__
+    'ConvergenceWarning'
+    """
     seconds = time.perf_counter() - start
     if status == "optimal":
         value = upper

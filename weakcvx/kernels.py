@@ -308,6 +308,18 @@ def kernel_function(kernel="rbf", gamma="mean_distance", degree=3, coef0=1.0, X_
     Returns
     -------
     callable ``(X, Y=None) -> ndarray`` and the resolved gamma (None for linear).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X_fit = np.array([[0.0], [1.0]])
+    >>> k, gamma = kernel_function("rbf", X_fit=X_fit)
+    >>> gamma   # resolved once, on X_fit: 1 / mean squared distance
+    1.0
+    >>> round(float(k(np.array([[2.0]]), X_fit)[0, 1]), 4)   # new points keep it: exp(-1)
+    0.3679
+    >>> kernel_function("linear")[1] is None
+    True
     """
     if kernel == "linear":
         return (lambda X, Y=None: linear(X, Y)), None

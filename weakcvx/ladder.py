@@ -47,7 +47,20 @@ EXACT_TIME_LIMIT = 60.0
 
 @dataclass
 class Rung:
-    """One method's row of the ladder."""
+    """One method's row of the ladder.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(10, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...     wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> table = wc.compare(problem, methods=["exact", "alternating"])
+    >>> [(rung.name, rung.kind) for rung in table.rungs]
+    [('exact', 'optimum'), ('alternating', 'J(labels)')]
+    >>> table["exact"].lower_bound <= table["alternating"].value + 1e-6
+    True
+    """
 
     name: str
     result: SolveResult | None
@@ -486,6 +499,15 @@ def default_methods(problem):
     ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
     when B is described by counts), whose time limit :func:`compare` sets; alternating.
     The rungs left out are listed, with the reason, in :attr:`LadderTable.skipped`.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(10, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...     wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> [name for name, method, options in default_methods(problem)]   # |B| = 2⁸: all rungs
+    ['sdp', 'label_generation', 'label_generation (exact oracle)', 'exact', 'alternating']
     """
     return _default_plan(problem)[0]
 

@@ -32,7 +32,18 @@ logger = logging.getLogger("weakcvx")
 
 
 def relabel_scores(scores, costs):
-    """``δ_i = c_i[hinge(−f_i) − hinge(f_i)]``: maximise ``Σ b_i δ_i`` to relabel exactly."""
+    """``δ_i = c_i[hinge(−f_i) − hinge(f_i)]``: maximise ``Σ b_i δ_i`` to relabel exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from weakcvx.labelsets import Clustering
+    >>> delta = relabel_scores(np.array([2.0, -0.5, 0.5, -2.0]), np.ones(4))
+    >>> delta
+    array([ 3., -1.,  1., -3.])
+    >>> Clustering(4, beta=0).argmax(delta)   # the best balanced labels for these scores
+    array([ 1., -1.,  1., -1.])
+    """
     return costs * (np.maximum(0.0, 1.0 + scores) - np.maximum(0.0, 1.0 - scores))
 
 

@@ -297,6 +297,18 @@ class InnerSolution:
         ``max |N₀ᵀV|``, the residual of the pinned sums.
     multipliers : ndarray (q, k)
         The augmented Lagrangian's multipliers (a warm start).
+
+    Examples
+    --------
+    >>> import weakcvx as wc, numpy as np
+    >>> X, y, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> sol = inner_sdp(problem, np.ones(20))
+    >>> sol.V.shape[0], bool(np.allclose(np.linalg.norm(sol.V, axis=1), 1.0))  # 18 free + τ
+    (19, True)
+    >>> sol.violation < 1e-6
+    True
     """
 
     def __init__(self, V, value, y, sweeps, violation, multipliers):
@@ -446,6 +458,19 @@ class Certificate:
         The point certified.
     scale : float
         ``t*`` of :func:`certify`: ``alpha`` is ``scale`` times the ``α`` given.
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> hull = wc.solve(problem, method="label_generation")
+    >>> cert = certify(problem, hull.alpha)
+    >>> cert.eigen, bool(0 <= cert.phi_gap < 1e-3 * cert.phi_upper)
+    ('dense', True)
+    >>> bool(cert.value <= hull.upper_bound)   # a lower bound of the MIP, below any J(labels)
+    True
     """
 
     def __init__(self, **kw):

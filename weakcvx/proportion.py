@@ -38,13 +38,32 @@ INVCAL_DENSE_MAX_BAGS = 1000
 
 
 def bag_error(bag_index, bag_sizes, proportions, positive):
-    """Bag-level error ``Σ_k |p̂_k − p_k|`` of boolean predictions ``positive`` (eq. 23)."""
+    """Bag-level error ``Σ_k |p̂_k − p_k|`` of boolean predictions ``positive`` (eq. 23).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bags, sizes, p = np.array([0, 0, 1, 1]), np.array([2, 2]), np.array([0.5, 1.0])
+    >>> bag_error(bags, sizes, p, np.array([True, False, True, False]))   # |½ − ½| + |½ − 1|
+    0.5
+    """
     counts = np.bincount(bag_index, weights=positive.astype(float), minlength=len(bag_sizes))
     return float(np.abs(counts / bag_sizes - proportions).sum())
 
 
 def bag_means_matrix(bag_index, n_bags):
-    """``A`` (n_bags, n) with ``A[k, i] = 1/n_k`` for ``i`` in bag ``k``: bag means ``= A X``."""
+    """``A`` (n_bags, n) with ``A[k, i] = 1/n_k`` for ``i`` in bag ``k``: bag means ``= A X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = bag_means_matrix(np.array([0, 0, 1]), 2)
+    >>> A.toarray()
+    array([[0.5, 0.5, 0. ],
+           [0. , 0. , 1. ]])
+    >>> (A @ np.array([[1.0], [3.0], [5.0]])).ravel()   # the mean of each bag
+    array([2., 5.])
+    """
     n = bag_index.shape[0]
     sizes = np.bincount(bag_index, minlength=n_bags)
     return sp.csr_matrix((1.0 / sizes[bag_index], (bag_index, np.arange(n))),
@@ -154,6 +173,20 @@ def recover_classifier(problem, result, bag_index, proportions):
     dict
         ``recovery`` (``"rank1"`` or ``"labels"``), ``errors`` (training bag error of each
         candidate), ``beta`` and ``scores`` (training decision values) of the one kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y, bags, p = wc.datasets.make_llp_toy(10, random_state=0)
+    >>> problem = wc.WeakLabelProblem(features=np.hstack([X, np.ones((20, 1))]),
+    ...                               labelset=EigenProportions(bags, p))
+    >>> res = wc.solve(problem, method="label_generation")
+    >>> out = recover_classifier(problem, res, bags, p)
+    >>> out["errors"][out["recovery"]] == min(out["errors"].values())
+    True
+    >>> float(np.mean(np.sign(out["scores"]) == y))   # the bag means' trap avoided
+    1.0
     """
     sizes = problem.labelset.bag_sizes
     p = proportions
@@ -202,6 +235,14 @@ def svr_dual_cvxopt(K, t, C, eps):
     a : ndarray (m,)
     intercept : float
     status : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[0.0], [1.0], [2.0]]); K = x @ x.T; t = np.array([-1.0, 0.0, 1.0])
+    >>> a, intercept, status = svr_dual_cvxopt(K, t, C=10.0, eps=0.0)
+    >>> status, bool(np.allclose(K @ a + intercept, t, atol=1e-6)), bool(abs(a.sum()) < 1e-8)
+    ('optimal', True, True)
     """
     m = len(t)
     if eps > 0:
@@ -292,6 +333,18 @@ def invcal(K, bag_index, proportions, C=1.0, eps=0.0, solver="auto", bag_kernel=
     -------
     dict
         ``beta`` (n,), ``intercept``, ``targets`` (the logits ``t``), ``solver`` (the one used).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(40, random_state=0)
+    >>> bags, p = wc.datasets.make_bags(X, y, bag_size=5, random_state=0)
+    >>> res = invcal(X @ X.T, bags, p, C=10.0)
+    >>> res["solver"], bool(np.isclose(res["targets"][0], np.log(p[0] / (1 - p[0]))))
+    ('cvxopt', True)
+    >>> float(np.mean(np.sign(X @ X.T @ res["beta"] + res["intercept"]) == y))
+    1.0
     """
     from sklearn.svm import SVR
 
@@ -344,6 +397,16 @@ def mean_map_statistic(X, bag_index, proportions):
     mu_xy : ndarray (d + 1,)
     class_means : ndarray (2, d + 1)
         Rows ``μ₊``, ``μ₋``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [3.0], [-1.0], [-3.0]])   # bag 0 all positive, bag 1 all negative
+    >>> Xa, mu_xy, class_means = mean_map_statistic(X, np.array([0, 0, 1, 1]), np.array([1.0, 0.0]))
+    >>> Xa.shape, class_means.round(6).tolist()
+    ((4, 2), [[2.0, 1.0], [-2.0, 1.0]])
+    >>> float(mu_xy[0].round(6))   # n₊ μ₊ − n₋ μ₋ = 2 · 2 − 2 · (−2)
+    8.0
     """
     p = proportions
     n_bags = len(p)
@@ -380,6 +443,16 @@ def mean_map(X, bag_index, proportions, lam=1.0):
     dict
         ``w`` (d + 1,), ``objective``, ``n_iter``, ``scores`` (``Xa w`` on the training points),
         ``class_means`` (rows ``μ₊``, ``μ₋``, constant feature last).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(40, random_state=0)
+    >>> bags, p = wc.datasets.make_bags(X, y, bag_size=5, random_state=0)
+    >>> res = mean_map(X, bags, p)
+    >>> res["w"].shape, float(np.mean(np.sign(res["scores"]) == y))
+    ((3,), 1.0)
     """
     Xa, mu_xy, class_means = mean_map_statistic(X, bag_index, proportions)
     lam, n = float(lam), X.shape[0]

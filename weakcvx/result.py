@@ -14,6 +14,18 @@ class SolverError(RuntimeError):
     """A solver failed and no usable answer exists.
 
     The message names the solver and the status it returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> from weakcvx.mkl import master_cvxpy
+    >>> R, rows, signs = np.array([[1.0], [1.0]]), np.array([[0, 1]]), np.array([[1.0, -1.0]])
+    >>> try:   # a solver that is not installed, and no fallback to the others
+    ...     master_cvxpy(R, rows, signs, np.ones(2), solver="NO_SUCH_SOLVER", fallback=False)
+    ... except wc.SolverError as exc:
+    ...     print(exc.solver, exc.status, isinstance(exc, RuntimeError))
+    NO_SUCH_SOLVER error True
     """
 
     def __init__(self, solver: str, status: str, detail: str = ""):
@@ -62,6 +74,18 @@ class SolveResult:
         Dual variables, kernel weights and the final working set (label-generation methods).
     extra : dict
         Anything else the method reports (e.g. ``n_nodes``, the SDP matrix ``M``).
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(12, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> res = wc.solve(problem, method="exact")
+    >>> res.method, res.status, res.certified, res.gap < 1e-6
+    ('exact', 'optimal', True, True)
+    >>> problem.labelset.contains(res.labels), res.labels.shape
+    (True, (12,))
     """
 
     method: str

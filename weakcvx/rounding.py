@@ -33,6 +33,21 @@ def supervised_scores(problem, tol=1e-4):
     """Scores of an SVM (no offset) trained on the fixed labels of the label set only.
 
     Returns ``None`` when the label set fixes no label (e.g. clustering).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> scores = supervised_scores(problem)
+    >>> known = np.flatnonzero(y_known)
+    >>> scores.shape, bool(np.all(np.sign(scores[known]) == y_known[known]))
+    ((20,), True)
+    >>> clustering = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.Clustering(20, beta=0))
+    >>> supervised_scores(clustering) is None
+    True
     """
     cc = problem.labelset.count_constraints()
     if cc is None:
@@ -59,7 +74,22 @@ def supervised_scores(problem, tol=1e-4):
 
 def round_scores(problem, scores, candidates=()):
     """Round real scores to a feasible labeling: ``labelset.argmax(scores)``; among it and the
-    optional ``candidates`` keep the one with the lowest ``J``. Returns ``(labels, J, alpha)``."""
+    optional ``candidates`` keep the one with the lowest ``J``. Returns ``(labels, J, alpha)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> scores = supervised_scores(problem)
+    >>> labels, value, alpha = round_scores(problem, scores)
+    >>> problem.labelset.contains(labels), bool(np.isclose(value, problem.J(labels)[0]))
+    (True, True)
+    >>> round_scores(problem, -scores, candidates=[labels])[1] <= value   # the lowest J is kept
+    True
+    """
     best = None
     seen = []
     for b in [problem.labelset.argmax(scores), *candidates]:
@@ -81,6 +111,18 @@ def principal_directions(problem, k=2):
     factor ``R`` (the left singular vectors of the centred factor, ``H K H = (HR)(HR)ᵀ``).
     Returns an ``(n, j)`` array with ``j ≤ k``; ``j = 0`` for a sparse factor (no dense
     centring of it is formed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(20, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.Clustering(20, beta=0))
+    >>> V = principal_directions(problem, k=2)
+    >>> V.shape, bool(np.linalg.norm(V[:, 0]) >= np.linalg.norm(V[:, 1]))
+    ((20, 2), True)
+    >>> float(abs(np.mean(np.sign(V[:, 0]) * y)))   # the first one splits the two blobs
+    1.0
     """
     n = problem.n_samples
     if problem.gram is not None:
@@ -105,7 +147,23 @@ def principal_labelings(problem, k=2, flipped=False):
     (:func:`principal_directions`), each with the sign that agrees with the fixed labels
     (``sign Σ_i fixed_i v_i``; ``+`` without fixed labels): the labelings that follow the
     largest-variance splits of the data in feature space, whatever the labeled points say.
-    ``flipped=True``: pairs ``(b, b')`` with ``b'`` the rounding of the opposite sign."""
+    ``flipped=True``: pairs ``(b, b')`` with ``b'`` the rounding of the opposite sign.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(20, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.Clustering(20, beta=0))
+    >>> labelings = principal_labelings(problem, k=2)
+    >>> len(labelings), all(problem.labelset.contains(b) for b in labelings)
+    (2, True)
+    >>> float(abs(np.mean(labelings[0] * y)))   # the blobs, up to the sign
+    1.0
+    >>> b, b_opposite = principal_labelings(problem, k=1, flipped=True)[0]
+    >>> bool(np.array_equal(b_opposite, -b))   # balanced clusters: the opposite labels
+    True
+    """
     cc = problem.labelset.count_constraints()
     fixed = np.zeros(problem.n_samples) if cc is None else np.asarray(cc[0], dtype=float)
     labelings = []
@@ -119,7 +177,21 @@ def principal_labelings(problem, k=2, flipped=False):
 def initial_labelings(problem, n_init, random_state):
     """Starting labelings for problems without fixed labels (clustering): the signs of the
     leading principal directions of the kernel (:func:`principal_directions`), then random
-    feasible labelings."""
+    feasible labelings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(20, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.Clustering(20, beta=0))
+    >>> starts = initial_labelings(problem, 4, random_state=0)
+    >>> len(starts), all(problem.labelset.contains(b) for b in starts)
+    (4, True)
+    >>> V = principal_directions(problem, 2)   # the first two starts follow them
+    >>> bool(np.array_equal(starts[0], problem.labelset.initial(scores=V[:, 0])))
+    True
+    """
     rng = check_random_state(random_state)
     starts = [problem.labelset.initial(scores=v)
               for v in principal_directions(problem, 2).T[:n_init]]
@@ -138,6 +210,19 @@ def best_of_starts(run, problem, n_init=None, random_state=0, verbose=0, **optio
 
     The largest certified value over the starts is reported when the runs certify one (every
     start bounds the same hull value from below).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import weakcvx as wc
+    >>> X, y = wc.datasets.make_clustering_blobs(20, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X), wc.labelsets.Clustering(20, beta=0))
+    >>> from weakcvx.local import alternating
+    >>> best = best_of_starts(alternating, problem, n_init=4)
+    >>> values = [alternating(problem, initial=b).upper_bound
+    ...           for b in initial_labelings(problem, 4, random_state=0)]
+    >>> best.extra["n_init"], bool(np.isclose(best.upper_bound, min(values)))
+    (4, True)
     """
     cc = problem.labelset.count_constraints()
     free_start = cc is None or not np.any(np.asarray(cc[0]) != 0)

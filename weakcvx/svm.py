@@ -93,6 +93,16 @@ class BoxQPSolution:
         that it carries no accumulated rounding of the updates. Computed on first access when the
         solve ran on the Gram matrix (it costs ``O(T·n·r)``, as much as many epochs there);
         ``None`` when no factor was given (``factor=None, gram=K``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.random.default_rng(0).standard_normal((6, 2))
+    >>> sol = solve_box_qp(R, np.arange(6), [1.0, 1.0, 1.0, -1.0, -1.0, -1.0], 1.0)
+    >>> sol.alpha.shape, sol.w.shape, sol.converged
+    ((6,), (1, 2), True)
+    >>> bool(abs(sol.gap) < 1e-6)   # dual_value <= optimum <= primal_value
+    True
     """
 
     alpha: np.ndarray
@@ -1053,6 +1063,16 @@ def solve_box_qp(
     ----------
     Hsieh, Chang, Lin, Keerthi, Sundararajan. A dual coordinate descent method for large-scale
     linear SVM. ICML 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.random.default_rng(0).standard_normal((6, 2))   # K = R Rᵀ
+    >>> rows, signs = np.arange(6), np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    >>> sol = solve_box_qp(R, rows, signs, 1.0)
+    >>> value, alpha = box_qp_cvxpy(label_kernel(R, rows, signs), 1.0)   # the reference
+    >>> bool(np.isclose(sol.dual_value, value, rtol=1e-4))
+    True
     """
     if factor is None:
         if gram is None:
@@ -1618,6 +1638,17 @@ def box_qp_cvxpy(Q, c, solver=None, solver_options=None, factor=None):
     SolverError
         When the solver fails or returns a status other than optimal / optimal_inaccurate
         (the latter gives a :class:`~sklearn.exceptions.ConvergenceWarning`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> value, alpha = box_qp_cvxpy(Q, 1.0)   # interior optimum: Qα = 1
+    >>> round(value, 4), np.round(alpha, 4).tolist()
+    (0.3333, [0.3333, 0.3333])
+    >>> value_g, _ = box_qp_cvxpy(None, 1.0, factor=np.linalg.cholesky(Q))   # Q = G Gᵀ
+    >>> bool(np.isclose(value_g, value, rtol=1e-6))
+    True
     """
     import cvxpy as cp
 
@@ -1688,6 +1719,14 @@ def linear_svm_offset_cvxpy(X, y, c, solver=None):
     ------
     SolverError
         When the solver fails or ends with a status other than optimal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [3.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> value, w, offset = linear_svm_offset_cvxpy(X, y, 10.0)
+    >>> round(value, 4), np.round(X @ w + offset, 3).tolist()   # margin 1 at x = -1 and x = 1
+    (0.5, [-2.0, -1.0, 1.0, 3.0])
     """
     import cvxpy as cp
 
@@ -1722,6 +1761,17 @@ def label_kernel(factor, rows, signs, mu=None):
     Returns
     -------
     Q : ndarray of shape (m, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1.0], [2.0]])                # K = R Rᵀ = [[1, 2], [2, 4]]
+    >>> label_kernel(R, [0, 1], [1.0, -1.0])         # K ∘ yyᵀ for y = (1, -1)
+    array([[ 1., -2.],
+           [-2.,  4.]])
+    >>> label_kernel(R, [[0, 1], [0, 1]], [[1.0, 1.0], [1.0, -1.0]], mu=[0.5, 0.5])
+    array([[1., 0.],
+           [0., 4.]])
     """
     R, _ = _check_factor(factor)
     rows, signs = _check_supports(rows, signs, R.shape[0])
@@ -1755,6 +1805,17 @@ def svm_objective(factor, rows, signs, c, mu=None, w=None, alpha=None):
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.random.default_rng(0).standard_normal((6, 2))
+    >>> rows, signs = np.arange(6), np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    >>> sol = solve_box_qp(R, rows, signs, 1.0)
+    >>> bool(np.isclose(svm_objective(R, rows, signs, 1.0, alpha=sol.alpha), sol.primal_value))
+    True
+    >>> svm_objective(R, rows, signs, 1.0, w=np.zeros(2))   # w = 0: every hinge is 1
+    6.0
     """
     R, _ = _check_factor(factor)
     rows, signs = _check_supports(rows, signs, R.shape[0])
