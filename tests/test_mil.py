@@ -632,6 +632,28 @@ def test_select_gamma_maximises_the_inner_bag_auc(seed, precomputed, monkeypatch
     assert auc[chosen / base] >= max(auc.values()) - 1e-12
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_select_gamma_above_its_instance_limit_is_the_choice_on_the_drawn_bags(seed):
+    """Above ``max_instances`` the width is the one the inner folds choose on the bags
+    :func:`selection_bags` draws, written out here by selecting on those bags alone (no limit
+    then); at or above the instance count the limit changes nothing."""
+    bags, y, _ = make_mil_roi(n_bags=60, n_features=3, random_state=seed)
+    X, ids = _stack(bags)
+    labels = np.where(y > 0, 1.0, -1.0)
+    base = kernels.resolve_gamma(X, "scale")
+    limit = X.shape[0] // 2
+    keep = mil.selection_bags(ids, 60, limit, random_state=seed)
+    rows = np.isin(ids, keep)
+    assert limit - np.bincount(ids).max() < rows.sum() <= limit  # whole bags up to the limit
+    on_drawn = mil.select_gamma(X[rows], np.searchsorted(keep, ids[rows]), labels[keep], base,
+                                random_state=seed, max_instances=10**9)
+    assert mil.select_gamma(X, ids, labels, base, random_state=seed,
+                            max_instances=limit) == on_drawn
+    assert mil.select_gamma(X, ids, labels, base, random_state=seed,
+                            max_instances=X.shape[0]) == \
+        mil.select_gamma(X, ids, labels, base, random_state=seed, max_instances=10**9)
+
+
 def test_select_gamma_rejects_a_degenerate_width():
     """A width so large that the kernel is the identity ranks the held-out bags at random
     (every unseen instance scores the SVC's offset, all bags tie: AUC 1/2); on well separated
