@@ -314,14 +314,16 @@ class KernelModelMixin:
                              "kernel)", copies=self._fit_kernel_copies)
         return self._problem_inputs(X, dense_only=True)
 
-    def _low_rank_features(self, X, s, rank=None, return_pivots=False):
+    def _low_rank_features(self, X, s, rank=None, return_pivots=False, tol=1e-10):
         """Pivoted-Cholesky factor ``R`` (``K ≈ R Rᵀ``) and the offset column, computed column
         by column (the n × n kernel is never formed); used when the dense kernel would exceed
         the memory budget, and for the RBF kernel above ``RBF_FACTOR_MIN_ROWS`` rows
         (docs/design.rst §7). Default rank: ``LOW_RANK_COPIES`` factors fit in the
         budget (the factor, its construction and the solver's copies), at most
         ``LOW_RANK_MAX`` columns. With ``return_pivots`` also the pivots ``P`` (``R[P]`` is
-        lower triangular: ``R = K[:, P] R[P]⁻ᵀ``, the Nyström factor of the pivots)."""
+        lower triangular: ``R = K[:, P] R[P]⁻ᵀ``, the Nyström factor of the pivots). ``tol``:
+        fewer columns once the residual trace is below ``tol`` times the kernel's trace
+        (:func:`weakcvx.kernels.pivoted_cholesky_blocked`)."""
         n = X.shape[0]
         if rank is None:
             rank = int(min(n, LOW_RANK_MAX,
@@ -334,16 +336,18 @@ class KernelModelMixin:
             diagonal = (self._gamma * np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
         # kernel columns by blocks (BLAS-3), faster than column by column (docs/design.rst §7)
         R, pivots = kernels.pivoted_cholesky_blocked(
-            diagonal, lambda idx: self._kernel(X, X[idx]), rank, return_pivots=True)
+            diagonal, lambda idx: self._kernel(X, X[idx]), rank, tol=tol, return_pivots=True)
         R = np.hstack([R, np.full((n, 1), s)]) if s > 0 else R
         return (R, pivots) if return_pivots else R
 
-    def _kernel_factor(self, X, rank):
+    def _kernel_factor(self, X, rank, tol=1e-10):
         """``(R, pivots)``: a pivoted-Cholesky factor of at most ``rank`` columns of the RBF or
-        polynomial kernel (width resolved on ``X``), for fits in the kernel's feature space
+        polynomial kernel (width resolved on ``X``; fewer once the residual trace is below
+        ``tol`` times the trace), for fits in the kernel's feature space
         (:meth:`_store_nystrom` turns their ``w`` into a kernel expansion)."""
         self._resolve_gamma(X)
-        return self._low_rank_features(X, 0.0, rank=min(X.shape[0], rank), return_pivots=True)
+        return self._low_rank_features(X, 0.0, rank=min(X.shape[0], rank), return_pivots=True,
+                                       tol=tol)
 
     def _store_nystrom(self, X, R, pivots, w, intercept):
         r"""Model of a linear fit ``(w, b)`` on the factor ``R = K[:, P] R[P]⁻ᵀ``: the Nyström

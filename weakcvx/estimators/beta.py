@@ -82,6 +82,12 @@ FACTOR_MIN_ROWS = 5000
 #: Columns of that factor; chosen among 200, 500, 1000 beside the dense path
 #: (docs/methods/beta.rst, "At scale").
 FACTOR_RANK = 500
+#: Residual trace (a fraction of the RBF kernel's, n) above which the factor goes on past
+#: :data:`FACTOR_RANK` columns (until it is below), chosen over 2% and 5% on seed 0 of five
+#: data sets (docs/methods/beta.rst, "At scale").
+FACTOR_TRACE_TOL = 0.05
+#: Most columns of that factor (the library's ``LOW_RANK_MAX``).
+FACTOR_MAX_RANK = 1000
 
 
 class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
@@ -144,8 +150,9 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         (:func:`weakcvx.beta.beta_svm_features`, no n × n array) from
         ``LINEAR_FEATURE_MIN_ROWS`` = 1000 rows with the linear kernel (on ``X``, sparse kept
         sparse) and from ``FACTOR_MIN_ROWS`` = 5000 rows with the RBF kernel (on a
-        pivoted-Cholesky factor of ``FACTOR_RANK`` = 500 columns; the polynomial kernel only
-        above the memory budget).
+        pivoted-Cholesky factor of ``FACTOR_RANK`` = 500 columns, up to ``FACTOR_MAX_RANK`` =
+        1000 while more than ``FACTOR_TRACE_TOL`` = 5% of the kernel's trace is left; the
+        polynomial kernel only above the memory budget).
         Fallback: when LIBSVM stops at its iteration limit
         (:data:`weakcvx.beta.LIBSVM_MAX_ITER`) that P1 step and the later ones are solved with
         CVXOPT, with a ``ConvergenceWarning`` saying so. A ``UserWarning`` says when
@@ -353,7 +360,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _p1_features(self, X):
         """``(features, pivots)`` in which P1 is solved, or ``(None, None)`` for the kernel
         matrix: ``X`` for the linear kernel from :data:`LINEAR_FEATURE_MIN_ROWS` rows, a
-        rank-:data:`FACTOR_RANK` pivoted-Cholesky factor and its pivots for the RBF kernel from
+        pivoted-Cholesky factor (:meth:`_factor`) and its pivots for the RBF kernel from
         :data:`FACTOR_MIN_ROWS` rows and for the polynomial kernel above the memory budget
         only (its default kernel, ``(x·z + 1)³``, spans diagonals of 10²-10⁵ on standardized
         features: coordinate descent on its factor stopped far from the P1 optimum, 3,703
@@ -366,8 +373,21 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             return X, None
         if (self.kernel == "rbf" and n >= FACTOR_MIN_ROWS) or (
                 self.kernel == "poly" and not dense_fits(n, n, copies=self._fit_kernel_copies)):
-            return self._kernel_factor(X, FACTOR_RANK)
+            return self._factor(X)
         return None, None
+
+    def _factor(self, X):
+        """The P1 factor: :data:`FACTOR_RANK` columns of the kernel; for the RBF kernel
+        (diagonal 1, trace n), when their residual trace is above :data:`FACTOR_TRACE_TOL`
+        times n, computed again up to :data:`FACTOR_MAX_RANK` columns, stopping once it is
+        below."""
+        n = X.shape[0]
+        R, pivots = self._kernel_factor(X, FACTOR_RANK)
+        if self.kernel == "rbf" and FACTOR_MAX_RANK > R.shape[1] == min(FACTOR_RANK, n):
+            residual = 1.0 - float(np.einsum("ij,ij->", R, R)) / n
+            if residual > FACTOR_TRACE_TOL:
+                R, pivots = self._kernel_factor(X, FACTOR_MAX_RANK, tol=FACTOR_TRACE_TOL)
+        return R, pivots
 
     @staticmethod
     def _feature_scale(X):
