@@ -36,6 +36,8 @@ KERNELS = ("linear", "rbf", "poly", "precomputed")
 EXACT_FACTOR_LIMIT = 3000
 #: Rows of a distance matrix computed at a time (temporaries of ``_DIST_BLOCK × m``).
 _DIST_BLOCK = 256
+#: ``‖mean‖² / mean squared spread`` of the rows above which :func:`_sq_dists` centres them.
+_CENTRE_RATIO = 1e3
 #: Rows of a pivoted-Cholesky factor allocated at a time (the storage doubles as it fills).
 _CHOLESKY_CHUNK = 256
 
@@ -91,17 +93,22 @@ def _sq_dists(X, Y):
     """``‖x_i − y_j‖²`` in one n × m array, built in place (no n × m temporaries, so that the
     memory budget counts what is really allocated).
 
-    Both sets of rows are first moved by the mean row of ``Y`` (distances do not change): the
-    expansion ``‖x‖² + ‖y‖² − 2 xᵀy`` loses every digit the rows share with one another, so
-    that rows far from the origin (``X + 1e8``: every kernel entry 1 instead of
-    ``exp(−γ‖x − y‖²)``) keep their distances only once centred."""
+    Rows far from the origin are first moved by the mean row of ``Y`` (distances do not
+    change): the expansion ``‖x‖² + ‖y‖² − 2 xᵀy`` loses every digit the rows share with one
+    another (``X + 1e8``: every kernel entry came out 1 instead of ``exp(−γ‖x − y‖²)``). Only
+    when that mean's squared norm is over ``_CENTRE_RATIO`` times the rows' mean squared
+    distance to it (more than three digits lost), so that data near the origin (standardized
+    features) are not copied."""
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     same = Y is X
     X = X.toarray() if sp.issparse(X) else X
     Y = X if same else (Y.toarray() if sp.issparse(Y) else Y)
-    centre = Y.mean(axis=0) if Y.shape[0] else 0.0
-    X = X - centre
-    Y = X if same else Y - centre
+    if Y.shape[0]:
+        centre = Y.mean(axis=0)
+        spread = _centred_sum_of_squares(Y, centre) / Y.shape[0]
+        if float(centre @ centre) > _CENTRE_RATIO * spread:
+            X = X - centre
+            Y = X if same else Y - centre
     XX = np.einsum("ij,ij->i", X, X)[:, None]
     YY = np.einsum("ij,ij->i", Y, Y)[None, :]
     D = X @ Y.T

@@ -33,8 +33,9 @@ n = 5,000 and 20,000 (quick: linear at 5,000), with its peak traced memory, besi
 
 **β-SVM at scale.** ``BetaSVM()`` (``init="ssl"``, 10% labeled) solves P1 in a feature space
 (:func:`weakcvx.beta.beta_svm_features`): ``X`` with the linear kernel (5,000 and 100,000
-rows), a rank-500 factor with the RBF kernel (5,000 and 20,000 rows); beside ``LinearSVC()`` on
-the labeled rows and, at 5,000 rows, its dense path (LIBSVM on the 2n × 2n duplicated kernel).
+rows), a factor of 500 to 1,000 columns with the RBF kernel (5,000 and 20,000 rows); beside
+``LinearSVC()`` on the labeled rows and, at 5,000 rows, its dense path (LIBSVM on the 2n × 2n
+duplicated kernel).
 
 **Real data.** The defaults of ``S3VM``, ``BetaSVM`` and ``ProportionSVM`` on the UCI magic set
 at its full 19,020 rows, beside ``SVC()`` on the labeled rows, ``InvCal`` and ``MeanMap``
@@ -338,8 +339,8 @@ def _print_proportion(rows, quick):
 
 def beta_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     """``BetaSVM(kernel=kernel)`` (``init="ssl"``; linear: P1 on ``X`` from
-    :data:`weakcvx.estimators.beta.LINEAR_FEATURE_MIN_ROWS` rows; RBF: a rank-500 factor from
-    :data:`~weakcvx.estimators.beta.FACTOR_MIN_ROWS`) on ``make_classification(n, 20,
+    :data:`weakcvx.estimators.beta.LINEAR_FEATURE_MIN_ROWS` rows; RBF: a factor of 500-1,000
+    columns from :data:`~weakcvx.estimators.beta.FACTOR_MIN_ROWS`) on ``make_classification(n, 20,
     n_informative=8)``, standardized, 10% of the rows labeled; one record with its seconds,
     peak traced memory and accuracy on the unlabeled rows, beside one ``LinearSVC()`` fit on
     the labeled rows and, with ``dense_baseline``, its dense path (:func:`_dense_path`: LIBSVM
@@ -377,9 +378,9 @@ def _print_beta(rows, quick):
                                                          ("rbf", 5000, True),
                                                          ("rbf", 20000, False)])
     print("\nβ-SVM: BetaSVM(kernel) on make_classification(n, 20), standardized, 10% labeled, "
-          "accuracy on the unlabeled rows; linear: P1 on X, RBF: a rank-500 factor; beside "
-          "LinearSVC() on the labeled rows and, at 5,000 rows, the dense path (LIBSVM on the "
-          "2n x 2n duplicated kernel) in the same process")
+          "accuracy on the unlabeled rows; linear: P1 on X, RBF: a factor of 500-1,000 "
+          "columns; beside LinearSVC() on the labeled rows and, at 5,000 rows, the dense path "
+          "(LIBSVM on the 2n x 2n duplicated kernel) in the same process")
     print(f"{'kernel':>7}{'n':>8}{'seconds':>9}{'peak MiB':>10}{'X MiB':>7}{'accuracy':>10}"
           f"{'LinearSVC':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
     _print_runs(
