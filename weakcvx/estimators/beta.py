@@ -379,8 +379,11 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _factor(self, X):
         """The P1 factor: :data:`FACTOR_RANK` columns of the kernel; for the RBF kernel
         (diagonal 1, trace n), when their residual trace is above :data:`FACTOR_TRACE_TOL`
-        times n, computed again up to :data:`FACTOR_MAX_RANK` columns, stopping once it is
-        below."""
+        times n, computed again up to :data:`FACTOR_MAX_RANK` columns, stopping at the first
+        block of columns (:func:`weakcvx.kernels.pivoted_cholesky_blocked` tests the residual
+        every block, up to 64 columns) after which it is below. The second pass recomputes the
+        first :data:`FACTOR_RANK` columns: about a quarter of its own cost (O(n r²)), paid only
+        where the kernel needs more columns."""
         n = X.shape[0]
         R, pivots = self._kernel_factor(X, FACTOR_RANK)
         if self.kernel == "rbf" and FACTOR_MAX_RANK > R.shape[1] == min(FACTOR_RANK, n):
