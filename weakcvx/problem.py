@@ -15,7 +15,7 @@ from ._validation import check_real
 from ._solvers import SOCP_ORDER, solve_model
 from .formulations import Formulation, Hinge
 from .result import SolverError
-from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, solve_box_qp
+from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, gram_dot, solve_box_qp
 
 __all__ = ["WeakLabelProblem", "append_constant_feature"]
 
@@ -363,7 +363,7 @@ class WeakLabelProblem:
         """``K v`` for a vector or an (n, k) block: ``gram @ v``, or ``R (Rᵀ v)`` in
         ``O(n·r)`` without forming ``K``."""
         if self.gram is not None:
-            return self.gram @ v
+            return gram_dot(self.gram, v)
         R = self.factor
         return np.asarray(R @ np.asarray(R.T @ v))
 
@@ -406,7 +406,7 @@ class WeakLabelProblem:
         rows, signs = self.support(b)
         coef = np.bincount(rows, weights=alpha * signs, minlength=self.n_samples)
         if self.gram is not None:
-            return float(coef @ (self.gram @ coef))
+            return float(coef @ gram_dot(self.gram, coef))
         v = np.asarray(self.factor.T @ coef).ravel()
         return float(np.dot(v, v))
 

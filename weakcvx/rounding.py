@@ -15,7 +15,7 @@ import time
 import warnings
 
 import numpy as np
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -102,6 +102,28 @@ def round_scores(problem, scores, candidates=()):
     return best
 
 
+def _centred_eigenpairs(K, k):
+    """Eigenpairs of ``H K H`` (``H = I − 11ᵀ/n``): all of them by dense ``eigh`` up to 200
+    points; above, the ``k`` largest by Lanczos with ``H K H v = K v − 1 (cᵀv) − c (1ᵀv) +
+    c̄ (1ᵀv)`` (``c`` the column means, ``c̄`` their mean) applied without forming ``H K H``
+    (each n × n temporary of the explicit centring costs more than the Lanczos products)."""
+    n = K.shape[0]
+    col_mean = K.mean(axis=0)
+    grand_mean = col_mean.mean()
+    if n <= 200:
+        return np.linalg.eigh(K - col_mean[None, :] - col_mean[:, None] + grand_mean)
+
+    def centred_product(v):
+        v = np.asarray(v).reshape(n, -1)
+        total = v.sum(axis=0)
+        return K @ v - (col_mean @ v)[None, :] - np.outer(col_mean, total) + grand_mean * total
+
+    operator = LinearOperator((n, n), matvec=centred_product, matmat=centred_product,
+                              dtype=float)
+    return eigsh(operator, k=min(k, n - 1), which="LA",
+                 v0=np.random.default_rng(0).standard_normal(n))
+
+
 def principal_directions(problem, k=2):
     r"""The ``k`` leading principal directions of the kernel: eigenvectors of the centred kernel
     ``H K H`` (``H = I − 11ᵀ/n``) with the largest eigenvalues, scaled by the square roots of
@@ -126,11 +148,7 @@ def principal_directions(problem, k=2):
     """
     n = problem.n_samples
     if problem.gram is not None:
-        K = problem.gram
-        col_mean = K.mean(axis=0)
-        Kc = K - col_mean[None, :] - col_mean[:, None] + col_mean.mean()
-        vals, vecs = np.linalg.eigh(Kc) if n <= 200 else \
-            eigsh(Kc, k=min(k, n - 1), which="LA", v0=np.random.default_rng(0).standard_normal(n))
+        vals, vecs = _centred_eigenpairs(problem.gram, k)
         order = np.argsort(vals)[::-1][:k]
         return vecs[:, order] * np.sqrt(np.maximum(vals[order], 0.0))
     R = problem.factor
