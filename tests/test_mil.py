@@ -775,3 +775,21 @@ def test_set_kernel_baselines_against_their_written_out_definitions():
     np.testing.assert_array_equal(cosine.predict(test), cosine.predict([3.0 * b for b in test]))
     with pytest.raises(ValueError, match="kernel"):
         NormalizedSetKernelSVC(kernel="poly").fit(bags, y)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 2000])
+def test_set_kernel_sums_equal_the_double_sum(monkeypatch, chunk):
+    """The bench's set-kernel block sums (``reduceat`` over chunks of bags) equal
+    ``Σ_{a ∈ B, b ∈ B'} k(a, b)`` written out pair by pair, for chunks smaller than a bag, of a
+    few bags, and of all of them (RBF: 1e-12 relative, the order of summation differs)."""
+    import weakcvx.bench.mil as bench_mil
+    from weakcvx.kernels import rbf
+
+    monkeypatch.setattr(bench_mil, "_NSK_CHUNK", chunk)
+    rng = np.random.default_rng(2)
+    bags = [rng.normal(size=(int(rng.integers(1, 6)), 3)) for _ in range(9)]
+    other = [rng.normal(size=(int(rng.integers(1, 4)), 3)) for _ in range(5)]
+    nsk = bench_mil.NormalizedSetKernelSVC()
+    nsk.gamma_ = 0.4
+    expected = np.array([[rbf(a, b, gamma=0.4).sum() for b in other] for a in bags])
+    np.testing.assert_allclose(nsk._sums(bags, other), expected, rtol=1e-12)

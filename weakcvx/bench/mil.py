@@ -256,6 +256,10 @@ def cross_validate_mil(bags, y, params, n_splits=10, random_state=0, progress=No
     return accuracies, seconds, peak, chosen
 
 
+#: Instances per chunk of :meth:`NormalizedSetKernelSVC._sums`.
+_NSK_CHUNK = 2000
+
+
 class NormalizedSetKernelSVC:
     r"""The set kernel (Gärtner et al. 2002) with scikit-learn's SVC, the MIL baseline of
     ``misvm``'s NSK: bags compared by
@@ -280,15 +284,26 @@ class NormalizedSetKernelSVC:
         self.scale_C = scale_C
 
     def _sums(self, bags, other):
+        """``Σ_{a ∈ B, b ∈ B'} k(a, b)`` for every ``B`` in ``bags`` and ``B'`` in ``other``: block
+        sums (``np.add.reduceat``) of the instance kernel, computed over chunks of bags of
+        about ``_NSK_CHUNK`` instances (O(n·m) time, O(_NSK_CHUNK · m) memory)."""
         from weakcvx import kernels
 
-        rows = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
-        X, Y = np.vstack(bags), np.vstack(other[0])
-        K = (X @ Y.T if self.kernel == "linear"
-             else kernels.rbf(X, Y, gamma=self.gamma_))
-        left = np.zeros((len(bags), X.shape[0]))
-        left[rows, np.arange(X.shape[0])] = 1.0
-        return left @ K @ other[1].T
+        Y = np.vstack(other)
+        col_starts = np.cumsum([0] + [len(b) for b in other[:-1]])
+        out = np.empty((len(bags), len(other)))
+        i = 0
+        while i < len(bags):
+            j, size = i, 0
+            while j < len(bags) and (size == 0 or size + len(bags[j]) <= _NSK_CHUNK):
+                size, j = size + len(bags[j]), j + 1
+            X = np.vstack(bags[i:j])
+            K = X @ Y.T if self.kernel == "linear" else kernels.rbf(X, Y, gamma=self.gamma_)
+            K = np.add.reduceat(K, col_starts, axis=1)
+            out[i:j] = np.add.reduceat(K, np.cumsum([0] + [len(b) for b in bags[i:j - 1]]),
+                                       axis=0)
+            i = j
+        return out
 
     def _scaled(self, K, left_diag):
         return K / np.sqrt(np.outer(left_diag, self.diag_)) if self.normalize else K
@@ -301,19 +316,15 @@ class NormalizedSetKernelSVC:
         X = np.vstack(bags)
         self.gamma_ = 1.0 / (X.shape[1] * X.var())
         self.bags_ = bags
-        rows = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
-        self.indicator_ = np.zeros((len(bags), X.shape[0]))
-        self.indicator_[rows, np.arange(X.shape[0])] = 1.0
-        K = self._sums(bags, (bags, self.indicator_))
+        K = self._sums(bags, bags)
         self.diag_ = np.diag(K).copy()
         C = self.C / len(bags) if self.scale_C else self.C
         self.svc_ = SVC(kernel="precomputed", C=C).fit(self._scaled(K, self.diag_), y)
         return self
 
     def predict(self, bags):
-        K = self._sums(bags, (self.bags_, self.indicator_))
-        self_sums = np.array([self._sums([b], ([b], np.ones((1, len(b)))))[0, 0]
-                              for b in bags])
+        K = self._sums(bags, self.bags_)
+        self_sums = np.array([self._sums([b], [b])[0, 0] for b in bags])
         return self.svc_.predict(self._scaled(K, self_sums))
 
 
