@@ -609,7 +609,7 @@ def test_label_products_warm_start_is_the_same_solve(seed):
 
 
 @pytest.mark.parametrize("density", [0.0, 0.05, 0.3, 0.5, 0.7, 1.0])
-@pytest.mark.parametrize("n_cols", [None, 1, 4])
+@pytest.mark.parametrize("n_cols", [None, 1, 4, 32])
 def test_gram_dot_equals_the_full_product(density, n_cols):
     """``gram_dot`` (rows of K summed over the nonzero rows of V, or BLAS on all of K) equals
     ``K @ V`` to 1e-12 relative to ``|K| |V|`` (only the order of summation differs: n = 300

@@ -690,11 +690,13 @@ def _gram32(gram):
     return K32
 
 
-#: Largest fraction of nonzero rows of a single vector ``v`` at which :func:`gram_dot` sums
-#: the rows ``v_j K[j]`` itself rather than calling BLAS on all of ``K`` (blocks of several
-#: columns: always, as OpenBLAS's product with few columns reads ``K`` slowly); the break-even
-#: measured at n = 600 and 3196 on one thread.
+#: When :func:`gram_dot` sums the rows ``V[j] ⊗ K[j]`` itself rather than calling BLAS on all
+#: of ``K``: a single vector with at most this fraction of nonzero entries; a block of ``k``
+#: columns when (fraction of nonzero rows) · ``k`` is at most ``GRAM_DOT_BLOCK`` (OpenBLAS's
+#: product with few columns reads ``K`` slowly, with many it is compute-efficient). The
+#: break-even points measured at n = 600, 3000 and 3196, k = 1-32, on one thread.
 GRAM_DOT_DENSITY = 0.5
+GRAM_DOT_BLOCK = 6.0
 
 
 @numba.njit(cache=True)
@@ -719,9 +721,10 @@ def gram_dot(gram, V):
 
     Dual coefficients are sparse (the support vectors), and ``K V = Σ_{j ∈ nz} K[j]ᵀ V[j]``
     by symmetry: the sum reads the ``|nz|`` rows of ``K`` it needs, each once. Used for
-    blocks, and for vectors with at most ``GRAM_DOT_DENSITY`` nonzero entries; otherwise (or for
-    a ``gram`` that is not a C-ordered float64 array) ``gram @ V``. Equal to ``gram @ V`` up to
-    the order of summation.
+    vectors with at most ``GRAM_DOT_DENSITY`` nonzero entries and for blocks of ``k`` columns
+    with at most ``GRAM_DOT_BLOCK / k`` nonzero rows; otherwise (or for a ``gram`` that is not
+    a C-ordered float64 array) ``gram @ V``. Equal to ``gram @ V`` up to the order of
+    summation.
 
     Examples
     --------
@@ -739,7 +742,8 @@ def gram_dot(gram, V):
             and gram.flags.c_contiguous and block.dtype == np.float64):
         return gram @ V
     nonzero = np.flatnonzero(np.any(block != 0, axis=1))
-    if block.shape[1] == 1 and nonzero.size > GRAM_DOT_DENSITY * n:
+    k = block.shape[1]
+    if nonzero.size > (GRAM_DOT_DENSITY if k == 1 else GRAM_DOT_BLOCK / k) * n:
         return gram @ V
     product = _rows_dot(gram, nonzero, np.ascontiguousarray(block[nonzero]))
     return product[0] if V.ndim == 1 else product.T
