@@ -631,7 +631,8 @@ def test_gram_dot_equals_the_full_product(density, n_cols):
 
 
 def test_gram_dot_other_layouts_fall_back_to_the_product():
-    """A Fortran-ordered or float32 ``gram`` and an integer ``V`` give ``gram @ V`` itself."""
+    """A Fortran-ordered or float32 ``gram``, an integer ``V`` and a sparse ``V`` give
+    ``gram @ V`` itself."""
     from weakcvx.kernels import rbf
     from weakcvx.svm import gram_dot
 
@@ -644,3 +645,5 @@ def test_gram_dot_other_layouts_fall_back_to_the_product():
     np.testing.assert_array_equal(gram_dot(K32, v), K32 @ v)
     vi = v.astype(int)
     np.testing.assert_array_equal(gram_dot(K, vi), K @ vi)
+    vs = sp.csr_matrix(v[:, None])
+    np.testing.assert_allclose(np.asarray(gram_dot(K, vs)), K @ v[:, None], rtol=1e-12)

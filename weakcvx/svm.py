@@ -723,7 +723,7 @@ def gram_dot(gram, V):
     by symmetry: the sum reads the ``|nz|`` rows of ``K`` it needs, each once. Used for
     vectors with at most ``GRAM_DOT_DENSITY`` nonzero entries and for blocks of ``k`` columns
     with at most ``GRAM_DOT_BLOCK / k`` nonzero rows; otherwise (or for a ``gram`` that is not
-    a C-ordered float64 array) ``gram @ V``. Equal to ``gram @ V`` up to the order of
+    a C-ordered float64 array, or a sparse ``V``) ``gram @ V``. Equal to ``gram @ V`` up to the order of
     summation.
 
     Examples
@@ -735,6 +735,8 @@ def gram_dot(gram, V):
     >>> bool(np.allclose(gram_dot(K, v), K @ v))
     True
     """
+    if sp.issparse(V):
+        return gram @ V
     V = np.asarray(V)
     n = V.shape[0]
     block = V.reshape(n, -1)
