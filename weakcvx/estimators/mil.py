@@ -335,8 +335,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     n_key : int, default=1
         Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1): one
         witness, the MIL assumption. Where positive bags hold many positive instances a larger
-        ``n_key`` can do better (2 on ucsb_breast_cancer: 0.79 against 0.70), though not on
-        Musk and Elephant (:doc:`/methods/mil`, "Data sets the defaults never saw").
+        ``n_key`` can do better, though not on Musk and Elephant (:doc:`/methods/mil`, "Data
+        sets the defaults never saw").
     max_rank : int, default=300
         Above ``weakcvx.kernels.EXACT_FACTOR_LIMIT`` training instances (and for
         non-linear kernels), the kernel enters through a pivoted-Cholesky factor with at most
