@@ -23,6 +23,7 @@ from weakcvx.datasets import (
     make_gap_clusters,
     make_label_noise,
     make_llp_toy,
+    make_mil_digits,
     make_mil_roi,
     make_partial_labels,
     make_two_moons,
@@ -79,6 +80,7 @@ GENERATORS = {
     "elongated_clusters": lambda rs: make_elongated_clusters(random_state=rs),
     "llp_toy": lambda rs: make_llp_toy(random_state=rs),
     "mil_roi": lambda rs: make_mil_roi(random_state=rs),
+    "mil_digits": lambda rs: make_mil_digits(n_bags=20, bag_size=5, random_state=rs),
     "bags": lambda rs: make_bags(np.zeros((30, 2)), np.arange(30) % 2, 4, random_state=rs),
     "partial": lambda rs: make_partial_labels(np.arange(40) % 5, 3, 0.5, random_state=rs),
     "noise": lambda rs: make_label_noise(np.arange(40) % 3, 0.3, random_state=rs),
@@ -279,6 +281,33 @@ def test_mil_roi_fixed_sizes():
     assert all(b.shape == (5, 2) for b in bags)
     assert int(y.sum()) == 3
     assert sorted(int(m.sum()) for m in key_mask) == [0] * 7 + [2] * 3
+
+
+def test_mil_digits_keys_are_the_target_images_and_no_image_repeats():
+    from sklearn.datasets import load_digits
+
+    images, digits = load_digits(return_X_y=True)
+    bags, y, key_mask = make_mil_digits(n_bags=60, bag_size=(4, 9), n_key=(1, 3), target=4,
+                                        random_state=0)
+    assert len(bags) == len(key_mask) == len(y) == 60 and int(y.sum()) == 30
+    # each instance is an image of the data set: look its digit up by its pixels
+    lookup = {row.tobytes(): d for row, d in zip(images, digits)}
+    seen = []
+    for bag, mask, label in zip(bags, key_mask, y, strict=True):
+        assert bag.shape[1] == 64 and 4 <= len(bag) <= 9 and mask.shape == (len(bag),)
+        labels = np.array([lookup[row.tobytes()] for row in bag])
+        np.testing.assert_array_equal(labels == 4, mask)  # the keys are exactly the 4s
+        assert label == int(mask.any()) and (not label or 1 <= mask.sum() <= 3)
+        seen.extend(row.tobytes() for row in bag)
+    # no image is used twice (the data hold no two images with the same pixels)
+    assert len({row.tobytes() for row in images}) == len(images)
+    assert len(seen) == len(set(seen))
+
+
+def test_mil_digits_refuses_more_target_images_than_the_data_hold():
+    # about 180 images of each digit: 50 positive bags of 4-6 nines need up to 300
+    with pytest.raises(ValueError, match="images of 9; the digits data hold 180"):
+        make_mil_digits(n_bags=100, n_key=(4, 6), random_state=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -527,6 +556,9 @@ def test_make_data_encoding_rules():
         (lambda: make_mil_roi(n_key=0), "`n_key`"),
         (lambda: make_mil_roi(positive_fraction=0.0), "`positive_fraction` must leave"),
         (lambda: make_mil_roi(positive_fraction=2.0), "`positive_fraction`"),
+        (lambda: make_mil_digits(target=10), "`target`"),
+        (lambda: make_mil_digits(bag_size=(2, 5), n_key=3), "`n_key` must be at most"),
+        (lambda: make_mil_digits(positive_fraction=1.0), "`positive_fraction` must leave"),
         (lambda: load_uci("iris"), "`name` must be one of"),
         (lambda: load_uci(3), "`name` must be one of"),
         (lambda: load_multiclass("digits"), "`name` must be one of"),

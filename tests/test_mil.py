@@ -11,7 +11,7 @@ from sklearn.svm import SVC, LinearSVC
 
 import weakcvx as wc
 from weakcvx import kernels, svm
-from weakcvx.datasets import make_mil_roi
+from weakcvx.datasets import make_mil_digits, make_mil_roi
 from weakcvx.estimators import mil
 from weakcvx.estimators.mil import MultiInstanceSVM
 from weakcvx.exact import enumerate_optimum
@@ -559,6 +559,38 @@ def test_defaults_beat_a_single_instance_svc_and_find_the_true_keys(seed):
     acc = np.mean(clf.predict(test) == y_test)
     assert acc >= _instance_svc_bag_accuracy(bags, y, test, y_test) + 0.05
     assert acc >= 0.9
+
+
+def test_label_generation_finds_the_digit_keys_the_heuristics_miss():
+    """Bags of 6-12 digits, one 9 in each positive bag (:func:`make_mil_digits`), 60 training
+    and 40 test bags of disjoint images, eight draws: the relaxation's key choice holds more
+    true 9s than MI-SVM's alternating search from the same start (its J is never higher, and
+    a wrong key choice is a local optimum the alternation cannot leave), and its bags are
+    classified better than by MI-SVM and the normalized set kernel, whose bag average dilutes
+    one 9 among up to eleven other digits. Measured: keys 0.73 against 0.45, test accuracy
+    0.78 against 0.69 (MI-SVM) and 0.50 (NSK); asserted: about half of each gap."""
+    from weakcvx.bench.mil import NormalizedSetKernelSVC
+
+    hits, acc = {"lg": [], "alt": []}, {"lg": [], "alt": [], "nsk": []}
+    for seed in range(8):
+        bags, y, keys = make_mil_digits(100, n_key=1, random_state=seed)
+        X = np.vstack(bags[:60])
+        mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-12  # constant border pixels
+        bags = [(b - mean) / scale for b in bags]
+        models = {"lg": MultiInstanceSVM(random_state=0),
+                  "alt": MultiInstanceSVM(relaxation="alternating", random_state=0),
+                  "nsk": NormalizedSetKernelSVC()}
+        positive = np.flatnonzero(y[:60] == 1)
+        for name, model in models.items():
+            model.fit(bags[:60], y[:60])
+            acc[name].append(np.mean(model.predict(bags[60:]) == y[60:]))
+            if name in hits:
+                hits[name].append(np.mean([keys[i][k] for i, k in
+                                           zip(positive, model.key_instances_)]))
+        assert models["lg"].objective_ <= models["alt"].objective_ * (1 + 1e-4)
+    assert np.mean(hits["lg"]) >= np.mean(hits["alt"]) + 0.15
+    assert np.mean(acc["lg"]) >= np.mean(acc["alt"]) + 0.04
+    assert np.mean(acc["lg"]) >= np.mean(acc["nsk"]) + 0.15
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -30,6 +30,7 @@ __all__ = [
     "make_topic_text",
     "make_llp_toy",
     "make_mil_roi",
+    "make_mil_digits",
     "make_bags",
     "make_partial_labels",
     "make_label_noise",
@@ -776,6 +777,100 @@ def make_mil_roi(
         order = rng.permutation(size)
         bags.append(instances[order])
         key_mask.append(mask[order])
+    return bags, y, key_mask
+
+
+def make_mil_digits(n_bags=100, bag_size=(6, 12), n_key=(1, 2), target=9,
+                    positive_fraction=0.5, random_state=None):
+    """Bags of handwritten digits, positive when they hold the ``target`` digit ("MNIST-bags").
+
+    The images are scikit-learn's 8 x 8 digits (:func:`sklearn.datasets.load_digits`, 1,797
+    images, about 180 of each digit, shipped with scikit-learn: no download). A positive bag
+    holds between ``n_key[0]`` and ``n_key[1]`` images of ``target`` and other digits for the
+    rest; a negative bag holds no ``target``. Every image is used at most once over all the
+    bags, so no image of a test bag also sits in a training bag; the call raises when the
+    pools are too small. The multi-instance benchmark of Ilse, Tomczak & Welling (2018), with
+    the small digits instead of MNIST; a few keys per bag make it the key-instance setting,
+    many keys the setting where a bag's mean already tells the class.
+
+    Parameters
+    ----------
+    n_bags : int, default=100
+        Number of bags, at least 2.
+    bag_size : int or (int, int), default=(6, 12)
+        Images per bag, fixed or drawn uniformly from the inclusive range.
+    n_key : int or (int, int), default=(1, 2)
+        Images of ``target`` per positive bag, fixed or drawn uniformly from the inclusive
+        range; at least 1 and at most the smallest bag size.
+    target : int, default=9
+        The digit (0-9) that makes a bag positive.
+    positive_fraction : float, default=0.5
+        Fraction of positive bags, in (0, 1), as in :func:`make_mil_roi`.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    bags : list of ndarray of shape (n_i, 64)
+        Pixel intensities 0-16, images in random order within a bag.
+    y : ndarray of shape (n_bags,)
+        Bag labels in {0, 1}.
+    key_mask : list of ndarray of shape (n_i,), dtype bool
+        True for the images of ``target``.
+
+    Raises
+    ------
+    ValueError
+        When the bags need more images of ``target`` or of the other digits than the data
+        hold (with the counts), or an argument is out of range.
+
+    Examples
+    --------
+    >>> from weakcvx.datasets import make_mil_digits
+    >>> bags, y, key_mask = make_mil_digits(n_bags=6, random_state=0)
+    >>> bags[0].shape[1], y.tolist() == [int(m.any()) for m in key_mask]
+    (64, True)
+    """
+    from sklearn.datasets import load_digits
+
+    n_bags = _check_int("n_bags", n_bags, 2)
+    size_lo, size_hi = _check_range("bag_size", bag_size, 1)
+    key_lo, key_hi = _check_range("n_key", n_key, 1)
+    if key_hi > size_lo:
+        raise ValueError(
+            f"`n_key` must be at most the smallest bag size ({size_lo}). Got {n_key!r} instead."
+        )
+    target = _check_int("target", target, 0, 9)
+    positive_fraction = _check_real("positive_fraction", positive_fraction, 0.0, 1.0)
+    n_pos = _round_half_up(positive_fraction * n_bags)
+    if not 1 <= n_pos <= n_bags - 1:
+        raise ValueError(
+            f"`positive_fraction` must leave at least one positive and one negative bag among "
+            f"{n_bags}. Got {positive_fraction!r} ({n_pos} positive bags) instead."
+        )
+    rng = check_random_state(random_state)
+    images, digits = load_digits(return_X_y=True)
+    y = np.zeros(n_bags, dtype=np.int64)
+    y[rng.choice(n_bags, n_pos, replace=False)] = 1
+    sizes = rng.randint(size_lo, size_hi + 1, size=n_bags)
+    keys = np.where(y > 0, rng.randint(key_lo, key_hi + 1, size=n_bags), 0)
+    key_pool = rng.permutation(np.flatnonzero(digits == target))
+    other_pool = rng.permutation(np.flatnonzero(digits != target))
+    for need, pool, what in ((keys.sum(), key_pool, f"images of {target}"),
+                             ((sizes - keys).sum(), other_pool, "images of other digits")):
+        if need > len(pool):
+            raise ValueError(
+                f"The bags need {need} {what}; the digits data hold {len(pool)}. Lower `n_bags`, "
+                f"`bag_size` or `n_key` (got {n_bags}, {bag_size!r}, {n_key!r})."
+            )
+    bags, key_mask = [], []
+    k_used = o_used = 0
+    for size, n_keys in zip(sizes, keys):
+        rows = np.concatenate([key_pool[k_used:k_used + n_keys],
+                               other_pool[o_used:o_used + size - n_keys]])
+        k_used, o_used = k_used + n_keys, o_used + size - n_keys
+        order = rng.permutation(size)
+        bags.append(images[rows[order]])
+        key_mask.append((np.arange(size) < n_keys)[order])
     return bags, y, key_mask
 
 
