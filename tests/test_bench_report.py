@@ -143,3 +143,45 @@ def test_pl_loader_standardizes_digits_and_loads_every_set():
     for name in ("segment", "satimage", "penbased", "letter"):
         X, y = _load(name)
         assert X.shape[0] == y.shape[0] and np.unique(y).size >= 3
+
+
+def test_heldout_sets_are_binary_standardized_and_seeded():
+    """bench heldout's data: every set two classes in {0, 1}, columns standardized (constant
+    pixel columns 0); generated sets follow the seed, shipped ones do not; an unknown name is
+    refused with the names it accepts."""
+    from weakcvx.bench.heldout import (CLUSTERING_SETS, LLP_SETS, SSL_SETS, load_heldout)
+
+    for name in sorted(set(SSL_SETS) | set(CLUSTERING_SETS) | set(LLP_SETS)):
+        X, y = load_heldout(name, 0)
+        assert set(np.unique(y)) == {0, 1} and len(X) == len(y)
+        np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-9)
+        assert np.all(np.isclose(X.std(axis=0), 1.0) | np.isclose(X.std(axis=0), 0.0))
+    assert not np.array_equal(load_heldout("classif", 0)[0], load_heldout("classif", 1)[0])
+    assert np.array_equal(load_heldout("wine 0/2", 0)[0], load_heldout("wine 0/2", 1)[0])
+    with pytest.raises(ValueError, match="`name` must be one of"):
+        load_heldout("mnist", 0)
+
+
+def test_heldout_headline_reads_every_table():
+    """The README line of bench heldout: means over the sets of each table, and the count of
+    clustering sets where MaxMarginClustering is at or above k-means."""
+    from weakcvx.bench.readme import HEADLINES
+
+    def rec(data, accuracy, **extra):
+        return {"data": data, **extra,
+                "accuracy": {m: {"mean": a, "min": a, "max": a} for m, a in accuracy.items()},
+                "ratio": dict.fromkeys(accuracy, 2.0),
+                "per_seed": {m: [a, a] for m, a in accuracy.items()}}
+
+    ssl = dict.fromkeys(("S3VM", "S3VM alt", "BetaSVM", "SVC (labeled)", "self-training",
+                         "LabelSpreading"), 0.5)
+    mil = dict.fromkeys(("MultiInstanceSVM", "MI-SVM (alt)", "NSK", "NSK (misvm)"), 0.7)
+    llp = dict.fromkeys(("alter-pSVM", "conv-pSVM", "InvCal", "MeanMap"), 0.6)
+    result = {"ssl": [rec("a", dict(ssl, S3VM=0.9)), rec("b", dict(ssl, S3VM=0.7))],
+              "clustering": [rec("a", {"MaxMarginClustering": 0.8, "k-means": 0.7}),
+                             rec("b", {"MaxMarginClustering": 0.6, "k-means": 0.7})],
+              "mil": [rec("a", mil)], "llp": [rec("a", llp, bag_size=16)]}
+    line = HEADLINES["heldout"][1](result)
+    assert "2 seeds" in line and "S3VM **0.800**" in line
+    assert "MaxMarginClustering **0.700** vs k-means 0.700, at or above it on 1" in line
+    assert "bags of 16" in line

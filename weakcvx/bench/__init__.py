@@ -48,6 +48,10 @@ BENCHMARKS["peers"] = ("weakcvx.bench.peers:bench_peers",
                        "S3VM beside SVC, self-training and label spreading on six UCI sets (5% "
                        "and 10% labeled, held-out split seeds); the label-generation engine "
                        "before/after")
+BENCHMARKS["heldout"] = ("weakcvx.bench.heldout:bench_heldout",
+                         "every estimator's defaults beside its peers on data no recorded "
+                         "measurement used: new generator settings, unused digits/wine class "
+                         "pairs, digit bags")
 BENCHMARKS["sdp-lowrank"] = ("weakcvx.bench.sdp_lowrank:bench_sdp_lowrank",
                              "low-rank SDP with certificate: two moons SSL/clustering at n = 200, "
                              "1000, 5000 (also printed by `bench sdp`)")

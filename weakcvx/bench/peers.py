@@ -380,25 +380,35 @@ def bench_mil_peers(cv_seeds, names=("musk1",), n_splits=10):
     return records
 
 
-def bench_llp_peers(seeds, sets=("heart", "ionosphere", "australian"), bag_size=8):
+#: The label-proportion methods of :func:`bench_llp_peers` (names of ``bench llp``'s
+#: ``make_estimator``).
+LLP_METHODS = ("alter-pSVM", "alter-pSVM random", "conv-pSVM", "InvCal", "MeanMap")
+
+
+def bench_llp_peers(seeds, sets=("heart", "ionosphere", "australian"), bag_size=8,
+                    methods=LLP_METHODS, load=None):
     """Learning from label proportions with every method's defaults (``bench llp``'s
     ``make_estimator``): 80/20 split per seed, the training rows in random bags of
     ``bag_size``, accuracy on the test instances (mean over seeds, min-max) and the median
-    time ratio to one ``SVC().fit`` on the training rows with their labels."""
+    time ratio to one ``SVC().fit`` on the training rows with their labels. ``load(name,
+    seed) -> (X, y)`` replaces the shipped UCI sets (``y > 0`` is the positive class)."""
     from sklearn.model_selection import train_test_split
 
     from weakcvx import datasets
 
     from .llp import make_estimator
 
-    methods = ("alter-pSVM", "alter-pSVM random", "conv-pSVM", "InvCal", "MeanMap")
+    if load is None:
+        def load(name, seed):
+            return datasets.load_uci(name)
+
     records = []
     for name in tqdm(sets, desc="llp sets", leave=False):
-        X, y = datasets.load_uci(name)
-        y01 = (y > 0).astype(int)
         acc = {m: [] for m in methods}
         ratio = {m: [] for m in methods}
         for seed in seeds:
+            X, y = load(name, seed)
+            y01 = (y > 0).astype(int)
             X_tr, X_te, y_tr, y_te = train_test_split(X, y01, test_size=0.2, random_state=seed,
                                                       stratify=y01)
             bags, proportions = datasets.make_bags(X_tr, y_tr, bag_size, random_state=seed)
