@@ -185,3 +185,34 @@ def test_heldout_headline_reads_every_table():
     assert "2 seeds" in line and "S3VM **0.800**" in line
     assert "MaxMarginClustering **0.700** vs k-means 0.700, at or above it on 1" in line
     assert "bags of 16" in line
+
+
+def test_bnb_sweep_drops_a_seed_at_its_first_uncertified_size(monkeypatch):
+    """bench bnb: a seed that does not certify at n leaves the bound's sweep, the others go on;
+    "every seed" stops at the last size all certified, "per seed" at each seed's own."""
+    from weakcvx.bench import exact
+
+    fails = {(40, 1), (80, 0)}
+    runs = []
+
+    def fake_run(bound, n, seed, limit):
+        runs.append((bound, n, seed))
+        return {"bound": bound, "n": n, "seed": seed, "nodes": 1, "seconds": 0.0,
+                "certified": (n, seed) not in fails}
+
+    monkeypatch.setattr(exact, "_bnb_run", fake_run)
+    out = exact.bench_bnb(seeds=[0, 1, 2], bounds=["svm"], sizes=(20, 40, 60, 80, 100))
+    assert out["largest_certified"] == {"svm": 20}
+    assert out["largest_per_seed"] == {"svm": {0: 60, 1: 20, 2: 100}}
+    assert ("svm", 60, 1) not in runs and ("svm", 100, 0) not in runs
+    assert ("svm", 100, 2) in runs
+
+
+def test_bnb_headline_names_every_seed_and_each_seed():
+    from weakcvx.bench.readme import HEADLINES
+
+    result = {"largest_certified": {"svm": 250}, "largest_per_seed": {"svm": {"0": 400,
+                                                                            "1": 250}},
+              "records": [{"certified": True}, {"certified": False}]}
+    line = HEADLINES["bnb"][1](result)
+    assert "bound 'svm': n=250" in line and "seed 0 400, seed 1 250" in line

@@ -111,7 +111,13 @@ def _bnb(result):
     largest = ", ".join(f"bound {b!r}: n={n}" for b, n in result["largest_certified"].items())
     rs = result["records"]
     certified = sum(bool(r.get("certified")) for r in rs)
-    return f"largest n with every seed certified: {largest}; {certified} of {len(rs)} runs certified"
+    text = f"largest n with every seed certified: {largest}"
+    per_seed = result.get("largest_per_seed")  # records before the per-seed sweep lack it
+    if per_seed:
+        text += "; per seed: " + "; ".join(
+            f"bound {b!r}: " + ", ".join(f"seed {s} {n}" for s, n in seeds.items())
+            for b, seeds in per_seed.items())
+    return f"{text}; {certified} of {len(rs)} runs certified"
 
 
 def _mil(records):
