@@ -48,15 +48,8 @@ LLP_BAG_SIZE = 16
 MIL_FOLDS = 5
 
 
-def _digits_pair(a, b):
-    from sklearn.datasets import load_digits
-
-    X, t = load_digits(return_X_y=True)
-    keep = np.isin(t, [a, b])
-    return X[keep], (t[keep] == b).astype(int)
-
-
 def _classes(loader, first, second):
+    """Two classes of a scikit-learn data set, ``second`` as 1."""
     X, t = loader(return_X_y=True)
     keep = np.isin(t, [first, second])
     return X[keep], (t[keep] == second).astype(int)
@@ -88,8 +81,8 @@ def load_heldout(name, seed):
         "circles": lambda: sk.make_circles(400, noise=0.05, factor=0.5, random_state=seed),
         "separated": lambda: sk.make_classification(500, 10, n_informative=3, n_redundant=0,
                                                     class_sep=2.0, random_state=seed),
-        "digits 2/7": lambda: _digits_pair(2, 7),
-        "digits 5/9": lambda: _digits_pair(5, 9),
+        "digits 2/7": lambda: _classes(sk.load_digits, 2, 7),
+        "digits 5/9": lambda: _classes(sk.load_digits, 5, 9),
         "wine 0/2": lambda: _classes(sk.load_wine, 0, 2),
     }
     if name not in makers:
