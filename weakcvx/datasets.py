@@ -681,6 +681,26 @@ def make_bags(X, y, bag_size, random_state=None):
 # multi-instance learning
 
 
+def _check_mil_bags(n_bags, bag_size, n_key, positive_fraction):
+    """The bag counts of the MIL generators, checked: ``(n_bags, (size_lo, size_hi),
+    (key_lo, key_hi), n_positive_bags)``."""
+    n_bags = _check_int("n_bags", n_bags, 2)
+    size_lo, size_hi = _check_range("bag_size", bag_size, 1)
+    key_lo, key_hi = _check_range("n_key", n_key, 1)
+    if key_hi > size_lo:
+        raise ValueError(
+            f"`n_key` must be at most the smallest bag size ({size_lo}). Got {n_key!r} instead."
+        )
+    positive_fraction = _check_real("positive_fraction", positive_fraction, 0.0, 1.0)
+    n_pos = _round_half_up(positive_fraction * n_bags)
+    if not 1 <= n_pos <= n_bags - 1:
+        raise ValueError(
+            f"`positive_fraction` must leave at least one positive and one negative bag among "
+            f"{n_bags}. Got {positive_fraction!r} ({n_pos} positive bags) instead."
+        )
+    return n_bags, (size_lo, size_hi), (key_lo, key_hi), n_pos
+
+
 def make_mil_roi(
     n_bags=40,
     bag_size=(4, 12),
@@ -731,21 +751,9 @@ def make_mil_roi(
     >>> len(bags), y.tolist() == [int(m.any()) for m in key_mask]
     (6, True)
     """
-    n_bags = _check_int("n_bags", n_bags, 2)
-    size_lo, size_hi = _check_range("bag_size", bag_size, 1)
-    key_lo, key_hi = _check_range("n_key", n_key, 1)
-    if key_hi > size_lo:
-        raise ValueError(
-            f"`n_key` must be at most the smallest bag size ({size_lo}). Got {n_key!r} instead."
-        )
+    n_bags, (size_lo, size_hi), (key_lo, key_hi), n_pos = _check_mil_bags(
+        n_bags, bag_size, n_key, positive_fraction)
     n_features = _check_int("n_features", n_features, 1)
-    positive_fraction = _check_real("positive_fraction", positive_fraction, 0.0, 1.0)
-    n_pos = _round_half_up(positive_fraction * n_bags)
-    if not 1 <= n_pos <= n_bags - 1:
-        raise ValueError(
-            f"`positive_fraction` must leave at least one positive and one negative bag among "
-            f"{n_bags}. Got {positive_fraction!r} ({n_pos} positive bags) instead."
-        )
     rng = check_random_state(random_state)
 
     center = np.zeros(n_features)
@@ -832,21 +840,9 @@ def make_mil_digits(n_bags=100, bag_size=(6, 12), n_key=(1, 2), target=9,
     """
     from sklearn.datasets import load_digits
 
-    n_bags = _check_int("n_bags", n_bags, 2)
-    size_lo, size_hi = _check_range("bag_size", bag_size, 1)
-    key_lo, key_hi = _check_range("n_key", n_key, 1)
-    if key_hi > size_lo:
-        raise ValueError(
-            f"`n_key` must be at most the smallest bag size ({size_lo}). Got {n_key!r} instead."
-        )
+    n_bags, (size_lo, size_hi), (key_lo, key_hi), n_pos = _check_mil_bags(
+        n_bags, bag_size, n_key, positive_fraction)
     target = _check_int("target", target, 0, 9)
-    positive_fraction = _check_real("positive_fraction", positive_fraction, 0.0, 1.0)
-    n_pos = _round_half_up(positive_fraction * n_bags)
-    if not 1 <= n_pos <= n_bags - 1:
-        raise ValueError(
-            f"`positive_fraction` must leave at least one positive and one negative bag among "
-            f"{n_bags}. Got {positive_fraction!r} ({n_pos} positive bags) instead."
-        )
     rng = check_random_state(random_state)
     images, digits = load_digits(return_X_y=True)
     y = np.zeros(n_bags, dtype=np.int64)
