@@ -216,10 +216,36 @@ def _check_gram(gram):
     if not np.issubdtype(K.dtype, np.number) or np.iscomplexobj(K):
         raise ValueError(f"`gram` must be real-valued. Got dtype {K.dtype} instead.")
     K = np.asarray(K, dtype=np.float64)
+    if _cached(_CHECKED_GRAMS, K) is not None:
+        return K
     # one read-only pass: the sum of finite entries is finite unless it overflows (|K| ~ 1e300)
     if not np.isfinite(K.sum()) and not np.all(np.isfinite(K)):
         raise ValueError("`gram` must contain only finite values. Got NaN or inf instead.")
+    _remember(_CHECKED_GRAMS, K, True)
     return K
+
+
+#: Gram matrices that passed :func:`_check_gram`, by identity while they live: the MKL master
+#: and the rounding hand the same matrix to :func:`solve_box_qp` dozens of times a fit, and the
+#: check reads all of it (8 ms at n = 4000, 14% of a ``MaxMarginClustering`` fit). As with the
+#: float32 copy (:func:`_gram32`), a matrix handed to the solvers is not to be changed in place.
+_CHECKED_GRAMS = {}
+
+
+def _cached(cache, array):
+    """The value stored for ``array`` (this very object, alive), else None."""
+    hit = cache.get(id(array))
+    return hit[1] if hit is not None and hit[0]() is array else None
+
+
+def _remember(cache, array, value):
+    """Store ``value`` for ``array`` while it lives (nothing if it cannot be weakly referenced)."""
+    key = id(array)
+    try:
+        ref = weakref.ref(array, lambda _, key=key: cache.pop(key, None))
+    except TypeError:  # pragma: no cover - not weak-referenceable: no caching
+        return
+    cache[key] = (ref, value)
 
 
 def _check_supports(rows, signs, n_rows):
@@ -547,13 +573,21 @@ def _cd_csr(
 
 
 @numba.njit(cache=True)
-def _cd_gram(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking):
-    """The same coordinate descent on an explicit matrix, keeping the gradient
-    ``G = Q̃α − 1`` of ``Q̃ = diag(scale) Q diag(scale)`` up to date: a coordinate costs O(1) to
-    test and O(m) to move, instead of O(T·r) and O(T·r) through the factor. ``Q`` is the label
-    kernel with ``scale = 1``, or the Gram matrix itself with ``scale = √μ·s`` for one sign
-    vector (then no m×m label kernel is formed)."""
+def _cd_gram(Q, left, scale, pattern, corr, disagree, c, alpha, G, tol, max_epochs, seed,
+             shrinking):
+    """The same coordinate descent on an explicit matrix, keeping the gradient ``G = Q̃α − 1``
+    up to date: a coordinate costs O(1) to test and O(m) to move, instead of O(T·r) and O(T·r)
+    through the factor. The matrix descended on is
+
+        Q̃_ij = Q_ij (left_i scale_j + corr[pattern_i, pattern_j] [j ∈ disagree])
+
+    (symmetric by construction, see :func:`_label_patterns`). ``Q`` is the label kernel with
+    ``left = scale = 1``; the Gram matrix itself with ``left = scale = √μ·s`` for one sign
+    vector; or the Gram matrix with the sign patterns of several sign vectors
+    (:func:`_label_patterns`). In the last two no m×m label kernel is formed; a move costs one
+    pass over a row of ``Q`` plus a gather over the ``disagree`` columns."""
     m = Q.shape[0]
+    n_disagree = disagree.shape[0]
     index = np.arange(m)
     active = m
     pg_max_old, pg_min_old = np.inf, -np.inf
@@ -573,13 +607,18 @@ def _cd_gram(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking):
                 continue
             pg_max, pg_min = max(pg_max, pg), min(pg_min, pg)
             if pg != 0.0:
-                new = _coordinate_step(a, g, Q[i, i] * scale[i] * scale[i], c[i])
+                crow = corr[pattern[i]]
+                q_ii = Q[i, i] * left[i] * scale[i] + Q[i, i] * crow[pattern[i]]
+                new = _coordinate_step(a, g, q_ii, c[i])
                 delta = new - a
                 alpha[i] = new
                 if delta != 0.0:
-                    step = delta * scale[i]
+                    step = delta * left[i]
                     for j in range(m):
                         G[j] += step * scale[j] * Q[i, j]
+                    for k in range(n_disagree):
+                        j = disagree[k]
+                        G[j] += delta * crow[pattern[j]] * Q[i, j]
             s += 1
         epoch += 1
         if pg_max - pg_min < tol:
@@ -590,6 +629,64 @@ def _cd_gram(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking):
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
     return epoch, False
+
+
+@dataclass(frozen=True)
+class _LabelPatterns:
+    """Several sign vectors over the same rows, as :func:`_cd_gram` descends on them: ``Q̃ =
+    Σ_t μ_t (s_t s_tᵀ) ∘ K`` written as ``Q̃_ij = K_ij (left_i scale_j + corr[p_i, p_j] [j ∈
+    disagree])`` (:func:`_label_patterns`)."""
+
+    left: np.ndarray
+    scale: np.ndarray
+    pattern: np.ndarray
+    corr: np.ndarray
+    disagree: np.ndarray
+
+    @classmethod
+    def plain(cls, scale):
+        """``Q̃ = diag(scale) Q diag(scale)``: no pattern, no correction."""
+        return cls(scale, scale, np.zeros(len(scale), dtype=np.int32), np.zeros((1, 1)),
+                   np.zeros(0, dtype=np.int64))
+
+
+#: Largest fraction of dual variables whose sign differs between the labels of a working set
+#: for which :func:`_label_patterns` replaces the explicit label kernel (beyond it a move's
+#: gather over those columns costs more than reading a row of an explicit ``Q``).
+PATTERN_MAX_DISAGREE = 0.5
+
+#: Largest number of distinct sign patterns :func:`_label_patterns` tabulates.
+PATTERN_MAX = 256
+
+
+def _label_patterns(signs, mu):
+    r"""The sign vectors ``s_1..s_T`` (±1, over the same rows) and weights ``μ`` as
+    :class:`_LabelPatterns`, or ``None`` when too many variables disagree.
+
+    With ``p_i`` the index of variable i's sign pattern ``(s_{1i}, …, s_{Ti})`` and the table
+    ``W[a, b] = Σ_t μ_t σ_{ta} σ_{tb}`` over the patterns, ``Q̃_ij = K_ij W[p_i, p_j]``. A
+    variable on which every label agrees (``s_{tj} = s_{1j}``: most of them, the labels of a
+    working set differ on few points) has ``W[p_i, p_j] = s_{1j} Σ_t μ_t s_{ti}``, so with
+    ``left_i = Σ_t μ_t s_{ti}``, ``scale = s_1`` and ``corr[a, b] = W[a, b] − left_a σ_{1b}``
+    (zero for an agreeing pattern b) the descent moves every gradient entry as for one sign
+    vector and corrects only the ``disagree`` ones: no m×m label kernel, whose build (one m×m
+    product and one m×m Hadamard product per MKLGL alternation) cost more than the descent on
+    large problems (docs/design.rst §3.2)."""
+    if not np.all(np.abs(signs) == 1.0):
+        return None
+    m = signs.shape[1]
+    disagree = np.flatnonzero(np.any(signs != signs[0], axis=0))
+    if disagree.size > PATTERN_MAX_DISAGREE * m:
+        return None
+    patterns, pattern = np.unique(signs.T, axis=0, return_inverse=True)
+    if len(patterns) > PATTERN_MAX:
+        return None
+    pattern = pattern.reshape(-1).astype(np.int32)
+    left_of = patterns @ mu
+    corr = (patterns * mu) @ patterns.T - left_of[:, None] * patterns[:, 0][None, :]
+    corr[:, np.all(patterns == patterns[:, :1], axis=1)] = 0.0  # agreeing columns: exactly 0
+    return _LabelPatterns(left=left_of[pattern], scale=np.ascontiguousarray(signs[0], float),
+                          pattern=pattern, corr=corr, disagree=disagree.astype(np.int64))
 
 
 #: Epochs of coordinate descent on the Gram path between two Newton steps on the free
@@ -607,11 +704,12 @@ def _lowers(g, Q, d):
     return bool(g @ d + 0.5 * (d @ Q @ d) < 0.0)
 
 
-def _free_newton_step(Q, scale, c, alpha, G):
+def _free_newton_step(Q, scale, c, alpha, G, patterns=None):
     r"""One Newton step on the free face of ``min ½αᵀQ̃α − 1ᵀα`` over the box, in place.
 
     With ``F = {i : 0 < α_i < c_i}`` and the other coordinates held, the minimiser on the face
-    is ``α_F + d`` with ``Q̃_FF d = −G_F`` (``G = Q̃α − 1``, ``Q̃ = diag(scale) Q diag(scale)``).
+    is ``α_F + d`` with ``Q̃_FF d = −G_F`` (``G = Q̃α − 1``; ``Q̃ = diag(scale) Q diag(scale)``,
+    or the matrix of ``patterns``, :class:`_LabelPatterns`).
     The step is projected on the box and taken when it lowers the objective (whose change
     ``G_Fᵀd + ½ dᵀQ̃_FF d`` is exact for a quadratic); otherwise ``α_F + t d`` is taken with the
     largest ``t ≤ 1`` inside the box, a descent step that puts one more coordinate on its
@@ -622,13 +720,18 @@ def _free_newton_step(Q, scale, c, alpha, G):
     ``None`` when no step is possible here (no free variable, ``|F| > NEWTON_MAX_FREE``, or
     ``Q̃_FF`` not positive definite).
     """
+    if patterns is None:
+        patterns = _LabelPatterns.plain(scale)
     free = np.flatnonzero((alpha > 0.0) & (alpha < c))
     if free.size == 0 or free.size > NEWTON_MAX_FREE:
         return None
-    s_free = scale[free]
+    l_free, s_free = patterns.left[free], patterns.scale[free]
     Q_free = Q[np.ix_(free, free)].astype(np.float64)
-    Q_free *= s_free[:, None]
+    corr_free = _pattern_correction(Q_free, patterns, free)
+    Q_free *= l_free[:, None]
     Q_free *= s_free[None, :]
+    if corr_free is not None:
+        Q_free += corr_free
     try:
         d = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(Q_free), G[free])
     except (np.linalg.LinAlgError, ValueError):
@@ -647,22 +750,45 @@ def _free_newton_step(Q, scale, c, alpha, G):
             return False
     d = target - a_free
     alpha[free] = target
-    G += (Q[:, free] @ (d * s_free)) * scale
+    G += (Q[:, free] @ (d * l_free)) * patterns.scale
+    D = patterns.disagree
+    if D.size:  # G_j += Σ_f Q_jf corr[p_f, p_j] d_f on the disagreeing rows j
+        p = patterns.pattern
+        G[D] += np.einsum("jf,jf,f->j", Q[np.ix_(D, free)], patterns.corr[p[free]][:, p[D]].T,
+                          d)
     return True
 
 
-def _cd_newton(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking):
+def _pattern_correction(Q_free, patterns, free):
+    """``Q_FF ∘ corr[p_F, p_F]`` restricted to the disagreeing columns (None if there are none
+    among ``free``): the part of ``Q̃_FF`` beyond ``Q_FF ∘ left_F scale_Fᵀ``."""
+    if not patterns.disagree.size:
+        return None
+    p = patterns.pattern[free]
+    columns = np.flatnonzero(np.isin(free, patterns.disagree))
+    if not columns.size:
+        return None
+    out = np.zeros_like(Q_free)
+    out[:, columns] = Q_free[:, columns] * patterns.corr[p][:, p[columns]]
+    return out
+
+
+def _cd_newton(Q, scale, c, alpha, G, tol, max_epochs, seed, shrinking, patterns=None):
     """:func:`_cd_gram` in runs of ``NEWTON_EVERY`` epochs, each followed by a
     :func:`_free_newton_step` until the stopping rule holds; returns ``(epochs, converged)``.
     When no Newton step is possible the descent goes on alone."""
+    if patterns is None:
+        patterns = _LabelPatterns.plain(scale)
     epochs, newton = 0, True
     while True:
         run = min(NEWTON_EVERY, max_epochs - epochs) if newton else max_epochs - epochs
-        n_epochs, converged = _cd_gram(Q, scale, c, alpha, G, tol, run, seed, shrinking)
+        n_epochs, converged = _cd_gram(Q, patterns.left, patterns.scale, patterns.pattern,
+                                       patterns.corr, patterns.disagree, c, alpha, G, tol, run,
+                                       seed, shrinking)
         epochs += n_epochs
         if converged or epochs >= max_epochs:
             return epochs, converged
-        newton = _free_newton_step(Q, scale, c, alpha, G) is not None
+        newton = _free_newton_step(Q, scale, c, alpha, G, patterns) is not None
 
 
 #: From this many dual variables on, the explicit ``Q`` is stored in float32: the descent reads
@@ -677,16 +803,10 @@ _GRAM32_CACHE = {}
 
 def _gram32(gram):
     """A float32 copy of the Gram matrix, made once per array (kept while the array lives)."""
-    key = id(gram)
-    hit = _GRAM32_CACHE.get(key)
-    if hit is not None and hit[0]() is gram:
-        return hit[1]
-    K32 = gram.astype(np.float32)
-    try:
-        ref = weakref.ref(gram, lambda _, key=key: _GRAM32_CACHE.pop(key, None))
-    except TypeError:  # pragma: no cover - not weak-referenceable: no caching
-        return K32
-    _GRAM32_CACHE[key] = (ref, K32)
+    K32 = _cached(_GRAM32_CACHE, gram)
+    if K32 is None:
+        K32 = gram.astype(np.float32)
+        _remember(_GRAM32_CACHE, gram, K32)
     return K32
 
 
@@ -1169,10 +1289,16 @@ def solve_box_qp(
         R, row_norms_sq = _check_factor(kernel_factor(gram))
     if use_gram:  # the factor's weights and diagonal are not needed on this path
         K_cd = _gram32(gram) if m >= GRAM_FLOAT32_MIN else gram
-        if n_labels == 1 and m == gram.shape[0] and np.array_equal(rows[0], np.arange(m)):
+        patterns = None
+        every_row = m == gram.shape[0] and np.array_equal(rows[0], np.arange(m))
+        if n_labels == 1 and every_row:
             # one sign vector over every point (an SVM fit of J(b)): Q = D K D is applied
             # through the Gram matrix itself, no m×m copy
             Q, scale = K_cd, np.sqrt(mu[0]) * signs[0]
+        elif every_row and np.all(rows == rows[0]) and \
+                (patterns := _label_patterns(signs, mu)) is not None:
+            # several sign vectors over every point: their patterns, no m×m label kernel
+            Q, scale = K_cd, patterns.scale
         else:
             Q, scale = _explicit_label_kernel(K_cd, rows, signs, mu), np.ones(m)
         if label_products is not None and np.shape(label_products) == (gram.shape[0], n_labels):
@@ -1183,7 +1309,7 @@ def solve_box_qp(
         else:
             G = np.full(m, -1.0)
         n_epochs, converged = _cd_newton(Q, scale, c, alpha, G, float(tol), int(max_epochs),
-                                         seed, bool(shrinking))
+                                         seed, bool(shrinking), patterns)
         # exact (Qα)_i and αᵀQ_tα in float64, without the updates' accumulated rounding
         A, KA = _gram_products(gram, rows, signs, alpha)
         margins = _gram_margins(KA, rows, signs, mu)
