@@ -49,6 +49,24 @@ def test_principal_directions_from_a_dense_factor_equal_the_gram_ones():
         assert abs(a[:, j] @ b[:, j]) == pytest.approx(np.linalg.norm(a[:, j]) ** 2, rel=1e-8)
 
 
+@pytest.mark.parametrize("shape", [(60, 8), (30, 45)])  # R_cᵀR_c and R_cR_cᵀ routes
+def test_leading_centred_scores_equal_the_thin_svd(shape):
+    """The partial eigh of the smaller Gram matrix gives the thin SVD's leading scores
+    ``U_j s_j`` of the centred factor (reference: ``numpy.linalg.svd``), up to the sign, which
+    puts each direction's largest entry positive."""
+    from weakcvx.rounding import _leading_centred_scores
+
+    rng = np.random.default_rng(shape[1])
+    R = rng.standard_normal(shape) * np.linspace(2.0, 0.2, shape[1])
+    U, s, _ = np.linalg.svd(R - R.mean(axis=0), full_matrices=False)
+    ours = _leading_centred_scores(R, 3)
+    for j in range(3):
+        reference = U[:, j] * s[j]
+        np.testing.assert_allclose(abs(ours[:, j] @ reference), s[j] ** 2, rtol=1e-8)
+        np.testing.assert_allclose(np.linalg.norm(ours[:, j]), s[j], rtol=1e-8)
+        assert ours[np.argmax(np.abs(ours[:, j])), j] > 0
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_principal_labelings_are_feasible_and_follow_the_fixed_labels(seed):
     problem, _ = _gap_problem(seed)

