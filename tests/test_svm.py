@@ -173,6 +173,46 @@ def test_csr_kernel_equals_dense_kernel(T, shrinking):
     np.testing.assert_allclose(sparse.primal_value, dense.primal_value, rtol=1e-12)
 
 
+@pytest.mark.parametrize("sparse_input", [False, True])
+@pytest.mark.parametrize("T", [2, 5])
+def test_shared_weight_kernels_equal_the_plain_ones(sparse_input, T, monkeypatch):
+    """Sign vectors over the same rows that agree on most points (a working set): the kernels
+    that split the weights into shared and per-label parts (:func:`_cd_dense_shared`,
+    :func:`_cd_csr_shared`) take the same coordinate steps as the per-label kernels
+    (``_cd_dense``, ``_cd_csr``, reached here by routing around the split)."""
+    import weakcvx.svm as svm
+
+    R, rows, signs, mu, c = make_problem(11 + T, T, n=60, factor="full")
+    rng = np.random.default_rng(T)
+    signs[1:] = signs[0]
+    signs[1:, rng.random(60) < 0.2] *= -1.0  # a fifth of the points disagree
+    assert 0 < np.mean(np.any(signs != signs[0], axis=0)) < 0.5
+    if sparse_input:
+        R = sp.csr_matrix(np.where(np.abs(R) > 0.1, R, 0.0))
+    options = dict(tol=1e-8, random_state=3, max_epochs=MAX_EPOCHS)
+    calls = []
+    shared = svm._cd_shared_rows
+    monkeypatch.setattr(svm, "_cd_shared_rows", lambda *a: calls.append(1) or shared(*a))
+    split = solve_box_qp(R, rows, signs, c, mu, **options)
+    assert calls, "the split kernels must run"
+
+    def per_label_kernels(R_, rows_, signs_, mu_, c_, norms, alpha, tol, max_epochs, seed,
+                          shrinking, backend):
+        qd = svm._diagonal(norms, rows_, signs_, mu_)
+        W = svm._weights_from_alpha(R_, rows_, signs_, alpha)
+        args = (rows_, signs_, mu_, c_, qd, alpha, W, tol, max_epochs, seed, shrinking)
+        if sp.issparse(R_):
+            return svm._cd_csr(R_.indptr, R_.indices, R_.data, *args)
+        return svm._cd_dense(R_, *args)
+
+    monkeypatch.setattr(svm, "_cd_factor", per_label_kernels)
+    per_label = solve_box_qp(R, rows, signs, c, mu, **options)
+    # same coordinate order; the split sums the same terms in another order (1e-15 level)
+    assert split.n_epochs == per_label.n_epochs
+    np.testing.assert_allclose(split.alpha, per_label.alpha, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(split.dual_value, per_label.dual_value, rtol=1e-10)
+
+
 def test_sparse_factor_is_not_densified_and_other_formats_accepted():
     rng = np.random.default_rng(2)
     X = sp.random(40, 25, density=0.3, format="coo", random_state=rng)
