@@ -594,6 +594,28 @@ def test_gram_path_in_float32_agrees_with_float64_factor_path():
     assert ref.dual_value - 1e-6 * scale <= sol.primal_value
 
 
+def test_the_finite_check_of_a_gram_matrix_is_remembered_only_for_that_array():
+    """The check runs once per array (the solvers see the same matrix dozens of times a fit);
+    an array that dies leaves nothing behind, so a new array with a NaN, even at a reused
+    address, is still refused."""
+    import gc
+
+    import weakcvx.svm as svm
+
+    for _ in range(20):
+        clean = np.eye(4)
+        svm._check_gram(clean)
+        assert svm._cached(svm._CHECKED_GRAMS, clean) is True
+        key = id(clean)
+        del clean
+        gc.collect()
+        assert key not in svm._CHECKED_GRAMS
+        bad = np.eye(4)
+        bad[0, 1] = bad[1, 0] = np.nan
+        with pytest.raises(ValueError, match="only finite values"):
+            svm._check_gram(bad)
+
+
 def test_gram_only_solve_rejects_missing_and_bad_gram():
     with pytest.raises(ValueError, match="`factor` .* or `gram` .* must be given"):
         solve_box_qp(None, np.arange(3), np.ones(3), 1.0)

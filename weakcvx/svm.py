@@ -661,7 +661,9 @@ PATTERN_MAX = 256
 
 def _label_patterns(signs, mu):
     r"""The sign vectors ``s_1..s_T`` (±1, over the same rows) and weights ``μ`` as
-    :class:`_LabelPatterns`, or ``None`` when too many variables disagree.
+    :class:`_LabelPatterns`; ``None`` (the explicit label kernel then) when a sign is not ±1,
+    more than ``PATTERN_MAX_DISAGREE`` of the variables disagree or there are more than
+    ``PATTERN_MAX`` patterns.
 
     With ``p_i`` the index of variable i's sign pattern ``(s_{1i}, …, s_{Ti})`` and the table
     ``W[a, b] = Σ_t μ_t σ_{ta} σ_{tb}`` over the patterns, ``Q̃_ij = K_ij W[p_i, p_j]``. A
