@@ -82,8 +82,6 @@ LONG_CASES = {
         "test_solve.py::test_linear_features_sparse_equals_dense and the linear S3VM tests",
     "test_partial.py::test_accuracy_between_labeled_only_and_all_labels":
         "test_pegasos_approaches_cccp_on_partial_labels and bench pl",
-    "test_estimators.py::test_s3vm_linear_beats_supervised_on_gap_clusters":
-        "test_estimators.py's RBF S3VM accuracy tests; bench ssl-uci",
     "test_estimators.py::test_same_random_state_same_result_clone_and_pickle"
     "[MaxMarginClustering]": "test_determinism.py's MaxMarginClustering cases",
     "test_estimators.py::test_clustering_default_round_cap_is_the_stopping_rule":

@@ -12,6 +12,7 @@ from sklearn.datasets import make_moons
 
 import weakcvx as wc
 from weakcvx import kernels
+from weakcvx.estimators.s3vm import LINEAR_C_DIAGONAL
 
 
 def _primal(clf, X, labels, costs):
@@ -58,9 +59,9 @@ def test_linear_s3vm_objective_uses_its_resolved_costs():
         yy[np.flatnonzero(y == c)[:4]] = c
     clf = wc.S3VM(kernel="linear", random_state=0).fit(X, yy)
     C, C_unlabeled = clf.costs_
-    # C = 2 / (mean ‖x − x̄‖² + s²): less on wider rows; C_u = 0.1 C
+    # C = LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²): less on wider rows; C_u = 0.1 C
     spread = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
-    assert C == pytest.approx(2.0 / (spread + clf.intercept_scaling ** 2))
+    assert C == pytest.approx(LINEAR_C_DIAGONAL / (spread + clf.intercept_scaling ** 2))
     assert C_unlabeled == pytest.approx(0.1 * C)
     labels = np.where(clf.transduction_ == clf.classes_[1], 1.0, -1.0)
     costs = np.where(yy >= 0, C, C_unlabeled)
@@ -89,16 +90,18 @@ def test_rbf_s3vm_unlabeled_cost_falls_with_the_labels(per_class):
     assert _primal(clf, X, labels, costs) == pytest.approx(clf.objective_, rel=1e-3)
 
 
-def test_linear_s3vm_costs_are_wellsvms_on_unit_rows_and_fall_on_wide_rows():
-    """On rows of unit norm (tf-idf text) the linear default is about WellSVM's (C₁, C₂) =
-    (1, 0.1) (the spread is ``1 − ‖x̄‖²``); widening the rows tenfold divides the spread by 100,
-    and the sparse and dense forms of the same rows resolve alike."""
+def test_linear_s3vm_costs_follow_the_spread_of_the_rows():
+    """On rows of unit norm (tf-idf text) the spread is ``1 − ‖x̄‖²``, so the linear default is
+    ``LINEAR_C_DIAGONAL / 2`` and a tenth of it (WellSVM's ratio C₂ / C₁); widening the rows
+    tenfold divides the spread by 100, and the sparse and dense forms of the same rows resolve
+    alike."""
     X, _, y_known = wc.datasets.make_topic_text(400, 300, labeled_fraction=0.05, random_state=0)
     y = np.where(y_known == 0, -1, (y_known > 0).astype(int))
     sparse = wc.S3VM(kernel="linear", max_iter=2, random_state=0).fit(X, y)
     spread = 1.0 - np.sum(np.asarray(X.mean(axis=0)) ** 2)
-    assert sparse.costs_ == pytest.approx((2.0 / (spread + 1.0), 0.2 / (spread + 1.0)))
+    C = LINEAR_C_DIAGONAL / (spread + 1.0)
+    assert sparse.costs_ == pytest.approx((C, 0.1 * C))
     dense = wc.S3VM(kernel="linear", max_iter=2, random_state=0).fit(X.toarray(), y)
     assert dense.costs_ == pytest.approx(sparse.costs_)
     wide = wc.S3VM(kernel="linear", max_iter=2, random_state=0).fit(10 * X, y)
-    assert wide.costs_[0] == pytest.approx(2.0 / (100.0 * spread + 1.0))
+    assert wide.costs_[0] == pytest.approx(LINEAR_C_DIAGONAL / (100.0 * spread + 1.0))

@@ -105,8 +105,9 @@ def make_sparse_problem(n_samples, n_features, nnz_per_row, labeled_fraction, se
 #: polish without relabeling did most of the rest; planted rows 88.8 s (0.679) -> 15.9 s
 #: (0.681, supervised 0.681). Starting each round from MKLGL's next weights lowered topic
 #: accuracy on seeds 1-2 (0.9265 / 0.9297 -> 0.9232 / 0.9269), so this policy does not. The
-#: linear kernel's default costs (C = 1, C_u = 0.1 C) were chosen on seeds 0 and 4 with ten UCI
-#: sets (docs/methods/s3vm.rst, "Defaults with the linear kernel").
+#: linear kernel's default costs (then C = 1, C_u = 0.1 C; now C = 4 / (spread + 1), about 2 on
+#: these rows) were chosen on seeds 0 and 4 with ten UCI sets and clusters split by a gap
+#: (docs/methods/s3vm.rst, "Defaults with the linear kernel").
 LINEAR_SEEDS = (1, 2, 3)
 #: What ``bench linear`` aims at (issue 19): S3VM time / one LinearSVC fit, and peak extra
 #: memory during the fit / size of X (data + indices + indptr).
