@@ -79,7 +79,7 @@ def test_solve_on_patterns_matches_cvxpy_and_the_explicit_path(seed, T, c, monke
                         lambda *a: taken.append(original(*a)) or taken[-1])
     sol = solve_box_qp(None, rows, signs, c, mu, tol=1e-9, max_epochs=200_000, gram=gram)
     assert taken and taken[-1] is not None, "the solve must run on the patterns"
-    ref_value, ref_alpha = box_qp_cvxpy(label_kernel(_factor(gram), rows, signs, mu), c)
+    ref_value, _ = box_qp_cvxpy(label_kernel(_factor(gram), rows, signs, mu), c)
     scale = max(1.0, abs(ref_value))
     # both stop at ~1e-8 relative (CVXPY's interior point, the descent's tol 1e-9)
     assert sol.converged and abs(sol.dual_value - ref_value) <= 1e-6 * scale
