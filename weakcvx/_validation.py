@@ -22,7 +22,7 @@ import numpy as np
 __all__ = ["set_config", "get_config", "memory_budget", "block_rows", "check_dense_size",
            "MemoryBudgetError",
            "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids",
-           "one_blas_thread"]
+           "check_classes", "count_missing", "one_blas_thread"]
 
 ENV_VAR = "WEAKCVX_MEMORY_BUDGET"
 _DEFAULT_CAP = 8 * 2**30
@@ -301,6 +301,59 @@ def check_ids(ids, name, what="ids"):
         raise ValueError(f"`{name}` must hold {what} of one sortable kind (all numbers or all "
                          f"strings). Got {what} of types {kinds} instead.") from exc
     return unique, inverse.ravel()
+
+
+def _is_missing(value):
+    """None, NaN or ``pandas.NA`` (a missing entry of an object or string column)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    return type(value).__name__ == "NAType"
+
+
+def count_missing(y):
+    """Number of missing entries of the array ``y``: NaN and inf in a float array; None, NaN
+    and ``pandas.NA`` in an object array; none otherwise."""
+    if y.dtype.kind == "f":
+        return int(np.sum(~np.isfinite(y)))
+    if y.dtype.kind == "O":
+        return sum(_is_missing(v) for v in y.ravel())
+    return 0
+
+
+def check_classes(y, name="y", hint=""):
+    """The sorted distinct class labels of ``y``, refusing what cannot be a class: missing
+    entries (None, NaN, ``pandas.NA``: the usual marking of unknown rows in a DataFrame) and
+    labels of kinds that do not sort together (numbers mixed with strings).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+    name : str
+        The argument's name, for the message.
+    hint : str
+        Appended to the message about missing entries (how this estimator wants unknown rows
+        marked).
+
+    Returns
+    -------
+    classes : ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_classes(np.array(["b", "a", "b"], dtype=object)).tolist()
+    ['a', 'b']
+    >>> check_classes(np.array(["a", None], dtype=object))
+    Traceback (most recent call last):
+    ...
+    ValueError: `y` must not contain missing values (None, NaN or pandas.NA): 1 of 2 entries are missing.
+    """
+    y = np.asarray(y)
+    missing = count_missing(y)
+    if missing:
+        raise ValueError(f"`{name}` must not contain missing values (None, NaN or pandas.NA): "
+                         f"{missing} of {y.size} entries are missing.{hint}")
+    return check_ids(y, name, what="class labels")[0]
 
 
 def validate_X(estimator, X, **kwargs):

@@ -395,7 +395,11 @@ class KernelModelMixin:
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "dual_coef_")
-        X = self._validate_X(X, reset=False)
+        return self._decision_validated(self._validate_X(X, reset=False))
+
+    def _decision_validated(self, X):
+        """:meth:`decision_function` on rows already validated (in ``fit``, where validating
+        again would warn about a DataFrame's feature names)."""
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_).ravel() + self.intercept_
         if self.kernel == "precomputed":

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
 from .. import kernels
-from .._validation import check_real, dense_fits
+from .._validation import check_classes, check_real, dense_fits
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
@@ -40,7 +40,7 @@ def _two_class_target(y, n_samples):
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"`y` must hold class labels, without NaN or inf (NaN is not a class). "
                          f"Got {y[~np.isfinite(y)][:5]} instead.")
-    classes = np.unique(y)
+    classes = check_classes(y, "y")
     if classes.size != 2:
         raise ValueError(f"`y` must contain exactly two classes. Got classes "
                          f"{classes.tolist()}.")
@@ -52,8 +52,8 @@ def _ssl_target(y, n_samples):
     try:
         return check_semi_supervised_target(y, n_samples)
     except ValueError as exc:
-        values = np.unique(np.asarray(y)) if y is not None else np.array([])
-        if values.dtype.kind in "iuf" and set(values.tolist()) <= {-1, 1}:
+        values = np.asarray(y) if y is not None else np.array([])
+        if values.dtype.kind in "iuf" and set(np.unique(values).tolist()) <= {-1, 1}:
             raise ValueError(f"{exc} With init='ssl', -1 is the marker of unlabeled points, so "
                              "labels in {-1, +1} leave a single class: encode the classes as, "
                              "e.g., 0/1 and the unlabeled points as -1 (or use init='knn' for "

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_real
+from .._validation import check_classes, check_real
 from ..api import solve
 from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
@@ -131,7 +131,7 @@ def _check_bag_target(y, n_bags):
                          f"{y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("`y` must not contain NaN or inf.")
-    classes = np.unique(y)
+    classes = check_classes(y, "y")
     if classes.size > 2:
         raise ValueError("Only binary classification is supported: `y` must contain exactly two "
                          f"classes. Got classes {classes.tolist()}.")

@@ -14,7 +14,7 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_ids, constant_columns
+from .._validation import check_classes, check_ids, constant_columns
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
 from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
@@ -101,7 +101,7 @@ def _candidates_from_target(candidates, n_samples, classes):
         if type_of_target(arr) == "continuous":
             raise ValueError("Unknown label type: continuous. `candidates` given as a 1-D array "
                              "must hold class labels.")
-        found = np.unique(arr)
+        found = check_classes(arr, "candidates")
         classes_ = found if classes is None else np.asarray(classes)
         missing = np.setdiff1d(found, classes_)
         if missing.size:

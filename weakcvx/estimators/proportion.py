@@ -675,7 +675,7 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         self.logit_targets_ = res["targets"]
         self._store_dual(X, res["beta"], res["intercept"])
         scores = (K @ res["beta"] + res["intercept"] if K is not None
-                  else self.decision_function(X))
+                  else self._decision_validated(X))
         self._check_training_scores(scores, 0.0, res["solver"])
         return self
 

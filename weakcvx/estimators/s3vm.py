@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
+from .._validation import count_missing
 from ..api import solve
 from ..beta import nearest_other_rows
 from ..cutting_plane import RoundPolicy, is_large
@@ -83,6 +84,11 @@ def check_semi_supervised_target(y, n_samples):
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
                          "marking unlabeled points (scikit-learn's semi-supervised convention). "
                          f"Got dtype {y.dtype}.")
+    if y.dtype.kind == "O" and count_missing(y):
+        raise ValueError(f"`y` must not contain missing values (None, NaN or pandas.NA): "
+                         f"{count_missing(y)} of {y.size} entries are missing. If they mark the "
+                         "unlabeled rows, mark them with the integer -1 instead, in an array of "
+                         "dtype object (scikit-learn's semi-supervised convention).")
     labeled = ~unlabeled_mask(y)
     try:
         classes = np.unique(y[labeled])
