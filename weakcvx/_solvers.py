@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from ._validation import warn
 from .result import SolverError
 
 __all__ = ["SDP_ORDER", "SOCP_ORDER", "SolverFallbackWarning", "solve_in_order", "cvxopt_qp"]
@@ -101,8 +102,8 @@ def solve_in_order(prob, solvers, options_for, accept, what):
         if status != "error" and accept(prob):
             if failures:
                 tried = "; ".join(f"{s} '{st}'" for s, st, _ in failures)
-                warnings.warn(f"{what}: {tried} failed; solved with {solver} instead (fallback "
-                              "order in weakcvx._solvers).", SolverFallbackWarning, stacklevel=3)
+                warn(f"{what}: {tried} failed; solved with {solver} instead (fallback "
+                     "order in weakcvx._solvers).", SolverFallbackWarning)
             return solver
         failures.append((solver, status, detail))
     solver, status, detail = failures[0]
@@ -130,8 +131,7 @@ def solve_model(prob, solver, order, what):
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")
         used = solve_in_order(prob, solver_order(first, order), lambda i, s: {}, accept, what)
     if prob.status == cp.OPTIMAL_INACCURATE:
-        warnings.warn(f"{what}: solver {used} returned 'optimal_inaccurate'", ConvergenceWarning,
-                      stacklevel=3)
+        warn(f"{what}: solver {used} returned 'optimal_inaccurate'", ConvergenceWarning)
     return used
 
 

@@ -14,7 +14,10 @@ and by default half of the physical memory, at most 8 GiB.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -22,7 +25,19 @@ import numpy as np
 __all__ = ["set_config", "get_config", "memory_budget", "block_rows", "check_dense_size",
            "MemoryBudgetError",
            "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids",
-           "check_classes", "count_missing", "one_blas_thread"]
+           "check_classes", "count_missing", "warn", "one_blas_thread"]
+
+def _package_dirs():
+    """The directories of weakcvx and of scikit-learn, each ending in a separator."""
+    dirs = [os.path.dirname(os.path.abspath(__file__))]
+    spec = importlib.util.find_spec("sklearn")
+    if spec is not None and spec.submodule_search_locations:
+        dirs += list(spec.submodule_search_locations)
+    return tuple(os.path.join(d, "") for d in dirs)
+
+
+#: Frames in these directories are skipped by :func:`warn`.
+_PACKAGE_DIRS = _package_dirs()
 
 ENV_VAR = "WEAKCVX_MEMORY_BUDGET"
 _DEFAULT_CAP = 8 * 2**30
@@ -301,6 +316,34 @@ def check_ids(ids, name, what="ids"):
         raise ValueError(f"`{name}` must hold {what} of one sortable kind (all numbers or all "
                          f"strings). Got {what} of types {kinds} instead.") from exc
     return unique, inverse.ravel()
+
+
+def _internal_frame(filename):
+    """A frame of weakcvx itself or of scikit-learn's wrappers around ``fit`` (``_fit_context``,
+    the output-set wrappers), which a warning's location should skip."""
+    return filename.startswith(_PACKAGE_DIRS)
+
+
+def warn(message, category=UserWarning):
+    """``warnings.warn`` at the first frame outside weakcvx and scikit-learn: the user's own
+    line, however deep in the package the warning arose (a fixed ``stacklevel`` points into
+    scikit-learn's ``_fit_context`` wrapper once ``fit`` is decorated, and into weakcvx when the
+    same helper is reached through another caller). So the printed location and filters such
+    as ``-W error::UserWarning:__main__`` see the caller's code.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("look here")
+    >>> caught[0].filename.startswith(_PACKAGE_DIRS)
+    False
+    """
+    frame, level = sys._getframe(1), 2
+    while frame is not None and _internal_frame(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def _is_missing(value):

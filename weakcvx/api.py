@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import warn
 from .cutting_plane import label_generation
 from .exact import enumerate_optimum
 from .local import alternating
@@ -93,9 +93,9 @@ def _warn_if_stopped(result):
     """A run cut by its iteration limit is usable (feasible labels, ``upper_bound = J``) but
     not converged: say so with a ConvergenceWarning naming the method and the status."""
     if result.status == "max_iter":
-        warnings.warn(f"solver {result.method!r} stopped with status 'max_iter' "
-                      f"({result.message}); the result is usable but not converged: raise "
-                      "`max_iter` or loosen `tol`.", ConvergenceWarning, stacklevel=3)
+        warn(f"solver {result.method!r} stopped with status 'max_iter' "
+             f"({result.message}); the result is usable but not converged: raise "
+             "`max_iter` or loosen `tol`.", ConvergenceWarning)
     return result
 
 

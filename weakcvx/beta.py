@@ -37,7 +37,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._solvers import cvxopt_qp
-from ._validation import check_real
+from ._validation import check_real, warn
 from .svm import EPOCH_CAPS, OFFSET_FEATURE, LinearOffsetSVM
 from .model_selection import check_bags
 from .result import SolverError
@@ -323,8 +323,8 @@ def beta_svm_dual(K, beta, C=1.0, solver_options=None):
     if sol["x"] is None:
         raise SolverError("cvxopt", status, "the β-SVM dual QP returned no solution")
     if status != "optimal":
-        warnings.warn(f"solver 'cvxopt' stopped with status {status!r} on the β-SVM dual; "
-                      "using its last iterate.", ConvergenceWarning, stacklevel=2)
+        warn(f"solver 'cvxopt' stopped with status {status!r} on the β-SVM dual; "
+             "using its last iterate.", ConvergenceWarning)
     a = np.clip(np.array(sol["x"]).ravel(), 0.0, ub)
     return _assemble(n, rows, signs, a, K, ub, "cvxopt", status,
                      {"equality_multiplier": float(sol["y"][0]), "iterations": sol["iterations"]})
@@ -614,8 +614,8 @@ class P2Problem:
         if status not in ("optimal", "optimal_inaccurate") or self.beta.value is None:
             raise SolverError(self.solver, str(status), "P2 linear program")
         if status == "optimal_inaccurate":
-            warnings.warn(f"solver {self.solver!r} returned status {status!r} on P2.",
-                          ConvergenceWarning, stacklevel=2)
+            warn(f"solver {self.solver!r} returned status {status!r} on P2.",
+                 ConvergenceWarning)
         B = np.clip(self.beta.value, 0.0, 1.0) + 0.0   # + 0.0 turns -0.0 into 0.0
         return B / B.sum(axis=1, keepdims=True)
 
@@ -803,10 +803,10 @@ class _KernelP1:
             except SolverError as exc:
                 if exc.status != "max_iter":
                     raise
-                warnings.warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
-                              f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
-                              "Standardize the features if the kernel is linear.",
-                              ConvergenceWarning, stacklevel=3)
+                warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
+                     f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
+                     "Standardize the features if the kernel is linear.",
+                     ConvergenceWarning)
                 self.solver = "cvxopt"
         return fit_beta_svm(self.K, beta, self.c, solver=self.solver, tol=self.svm_tol)
 
@@ -848,10 +848,10 @@ class _FeatureP1:
         sol = beta_svm_features(self.engine, beta, self.c, max_epochs=EPOCH_CAPS[1],
                                 warm_start=sol)
         if sol.status != "optimal":
-            warnings.warn(f"beta_iterate: P1 ('LinearOffsetSVM') of the returned hypothesis "
-                          f"stopped at {EPOCH_CAPS[1]} passes before its tolerance "
-                          f"{FEATURE_TOL:g}. Standardize the features or lower C.",
-                          ConvergenceWarning, stacklevel=3)
+            warn(f"beta_iterate: P1 ('LinearOffsetSVM') of the returned hypothesis "
+                 f"stopped at {EPOCH_CAPS[1]} passes before its tolerance "
+                 f"{FEATURE_TOL:g}. Standardize the features or lower C.",
+                 ConvergenceWarning)
         return sol
 
     def scores(self, sol):
@@ -1011,10 +1011,10 @@ def _p1_space(K, features, C, solver, svm_tol, svm_max_iter):
 
 def _warn_max_iter(max_iter, change, eps, p1_solver, p2_solver):
     """The ``ConvergenceWarning`` of an alternation stopped by ``max_iter`` before ε."""
-    warnings.warn(f"β-SVM alternation (P1 {p1_solver!r}, P2 {p2_solver!r}) did not converge, "
-                  f"status 'max_iter': stopped at max_iter={max_iter}; final change "
-                  f"‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = {eps:.3g}. Increase max_iter or tol.",
-                  ConvergenceWarning, stacklevel=3)
+    warn(f"β-SVM alternation (P1 {p1_solver!r}, P2 {p2_solver!r}) did not converge, "
+         f"status 'max_iter': stopped at max_iter={max_iter}; final change "
+         f"‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = {eps:.3g}. Increase max_iter or tol.",
+         ConvergenceWarning)
 
 
 # --------------------------------------------------------------------------------------------

@@ -717,7 +717,7 @@ class _Tree:
             lower = min(lower, upper)
         value, message, _ = search_summary("branch_and_bound_s3vm", status, self.n_nodes, upper,
                                            lower, max_nodes, time_limit, self.start,
-                                           self.verbose, stacklevel=5)
+                                           self.verbose)
         return _result("branch_and_bound", value, best_labels.copy(), upper, best_node, status,
                        message, self.n_nodes, self.start, self.history, self.solver, optimal)
 

@@ -28,6 +28,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from ._validation import warn
 from .cutting_plane import label_generation
 from .result import SolveResult
 from .rounding import best_of_starts
@@ -1022,7 +1023,7 @@ def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
 
 
 def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, start,
-                   verbose=0, detail="", stacklevel=4):
+                   verbose=0, detail=""):
     """``(value, message, seconds)`` of a finished or stopped search.
 
     ``value`` is the optimum ``upper`` when the search finished, else the certified lower
@@ -1054,8 +1055,8 @@ def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, s
                  "time_limit": f"time_limit={time_limit} s"}[status]
         message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
                    f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
-        warnings.warn(f"{name} {message}; the labels are not proven optimal.",
-                      ConvergenceWarning, stacklevel=stacklevel)
+        warn(f"{name} {message}; the labels are not proven optimal.",
+             ConvergenceWarning)
     if verbose:
         logger.info("%s: %s (%.2f s)", name, message, seconds)
     return value, message, seconds
@@ -1223,8 +1224,7 @@ class _Tree:
         lower = min(self.closed, self.open_bound(), upper)
         value, message, seconds = search_summary(
             "branch_and_bound", status, self.n_nodes, upper, lower, max_nodes, time_limit,
-            self.start, self.verbose, detail=f" (relative tolerance {self.tol:g})",
-            stacklevel=5)
+            self.start, self.verbose, detail=f" (relative tolerance {self.tol:g})")
         self.history.append({"iteration": self.n_nodes, "value": upper, "lower_bound": lower,
                              "source": "end", "seconds": seconds})
         labels = np.asarray(inc_labels, dtype=float)

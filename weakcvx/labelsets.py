@@ -38,12 +38,11 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import as_real_array, check_ids, check_real
+from ._validation import as_real_array, check_ids, check_real, warn
 
 __all__ = [
     "ENUMERATION_LIMIT",
@@ -851,10 +850,10 @@ class Proportions(LabelSet):
             if self.eps == 0 and abs(nearest / n_k[k] - p[k]) <= self._half_last_decimal(p[k]) \
                     and abs(target - nearest) < 0.5:
                 # p_k written with d decimals is the rounding of nearest / n_k (see Notes)
-                warnings.warn(
+                warn(
                     f"Proportions: bag {self.bags[k].item()!r} ({n_k[k]} points) has p_k = "
                     f"{float(p[k])!r}, i.e. {target:.10g} positives; read as the rounding of "
-                    f"{nearest}/{n_k[k]}.", UserWarning, stacklevel=2)
+                    f"{nearest}/{n_k[k]}.", UserWarning)
                 self.min_positive[k] = self.max_positive[k] = nearest
                 continue
             needed = min(target - math.floor(target), math.ceil(target) - target) / n_k[k]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import warn
 from .api import solve
 from .result import SolveResult, SolverError
 
@@ -630,8 +631,8 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
                 logger.info("compare [%d/%d]: %s failed: %s", k, len(methods), name, exc)
             if not isinstance(exc, (SolverError, ValueError, NotImplementedError)):
                 # not a documented failure (e.g. a bug in a user's oracle): said out loud
-                warnings.warn(f"compare, rung {name!r} raised {type(exc).__name__}: {exc}",
-                              RuntimeWarning, stacklevel=2)
+                warn(f"compare, rung {name!r} raised {type(exc).__name__}: {exc}",
+                     RuntimeWarning)
             rungs.append(Rung(name=name, result=None, failure=f"{type(exc).__name__}: {exc}"))
             continue
         # a method that handles Ctrl-C itself (branch and bound) returns its best so far
@@ -639,7 +640,7 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         notes = list(dict.fromkeys(str(w.message) for w in caught
                                    if issubclass(w.category, ConvergenceWarning)))
         for message in notes:
-            warnings.warn(f"compare, rung {name!r}: {message}", ConvergenceWarning, stacklevel=2)
+            warn(f"compare, rung {name!r}: {message}", ConvergenceWarning)
         if verbose:
             logger.info("compare [%d/%d]: %s %s in %.2f s", k, len(methods), name, res.status,
                         res.seconds)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 
 import numpy as np
 
+from ._validation import warn
 from .formulations import Hinge
 from .rounding import POLISH_TOL, supervised_scores
 from .result import SolveResult
@@ -463,12 +463,12 @@ def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
                   f"its iteration cap ({smo_passes[0]:g} passes over the {n} points while "
                   f"C* < C, {smo_passes[1]:g} at C* = C)")
         final = f"at the SMO's own cap (max_iter={default_max_iter(n)})"
-    warnings.warn(
+    warn(
         f"alter-proportion-SVM: its {solver} in {n_capped} of {n_fits} SVM fits: the labels "
         "come from approximate fits"
         + ("" if converged else f", and the returned model did not converge either {final}")
         + ". The SVM's iterations grow with C·max_i k(x_i, x_i): standardize the features "
-        "(sklearn.preprocessing.StandardScaler) or lower C.", ConvergenceWarning, stacklevel=3)
+        "(sklearn.preprocessing.StandardScaler) or lower C.", ConvergenceWarning)
 
 
 def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_init=10,

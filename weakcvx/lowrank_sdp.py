@@ -39,6 +39,7 @@ import scipy.sparse.linalg as spla
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from ._validation import warn
 from .result import SolveResult, SolverError
 from .rounding import round_scores
 from .svm import GRAM_LIMIT, solve_box_qp, solve_box_qp_newton
@@ -1258,11 +1259,11 @@ def solve_sdp_lowrank(problem, tol=1e-3, max_iter=20, rank=None, primal_steps=50
                            polish)
     lift = _Lift(problem.labelset)
     if lift.ranges:
-        warnings.warn(f"low-rank SDP: {len(lift.ranges)} group(s) of "
-                      f"{type(problem.labelset).__name__} have a range of counts, which the "
-                      "lifted model leaves out: the certified value bounds a weaker relaxation "
-                      "than weakcvx.sdp.solve_sdp's (still a lower bound of the MIP).",
-                      UserWarning, stacklevel=2)
+        warn(f"low-rank SDP: {len(lift.ranges)} group(s) of "
+             f"{type(problem.labelset).__name__} have a range of counts, which the "
+             "lifted model leaves out: the certified value bounds a weaker relaxation "
+             "than weakcvx.sdp.solve_sdp's (still a lower bound of the MIP).",
+             UserWarning)
     if polish is None:
         polish = 600 if lift.dim <= POLISH_LIMIT else (FACTOR_POLISH if problem.gram is None
                                                         else 0)
@@ -1440,9 +1441,9 @@ def _result(problem, lift, state, history, status, tol, start):
     gap = upper - best.value
     relative = gap / max(1.0, abs(upper))
     if status != "converged":
-        warnings.warn(f"low-rank SDP stopped with status {status!r} at a relative gap "
-                      f"{relative:.3g} (tol {tol:g}); the value is certified but may be loose.",
-                      ConvergenceWarning, stacklevel=3)
+        warn(f"low-rank SDP stopped with status {status!r} at a relative gap "
+             f"{relative:.3g} (tol {tol:g}); the value is certified but may be loose.",
+             ConvergenceWarning)
     return SolveResult(
         method="sdp", value=best.value, labels=labels, upper_bound=J, certified=True,
         status=status, n_iter=len(history), seconds=time.perf_counter() - start,

@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import warn
 from ._solvers import SOCP_ORDER, solve_in_order, solver_order
 from .svm import solve_box_qp
 
@@ -154,8 +155,8 @@ def master_cvxpy(factor, rows, signs, c, solver="SCS", solver_options=None, fall
         and alpha.value is not None and bool(np.all(np.isfinite(alpha.value))),
         "master SOCP (mkl.master_cvxpy)")
     if prob.status == cp.OPTIMAL_INACCURATE:
-        warnings.warn(f"solver {solver!r} returned 'optimal_inaccurate' for the master SOCP",
-                      ConvergenceWarning, stacklevel=2)
+        warn(f"solver {solver!r} returned 'optimal_inaccurate' for the master SOCP",
+             ConvergenceWarning)
     a = np.asarray(alpha.value, dtype=float).ravel()
     if dual is None:
         a = np.clip(a, 0.0, c)

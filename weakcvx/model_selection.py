@@ -32,14 +32,13 @@ from __future__ import annotations
 
 import numbers
 import re
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from ._validation import as_real_array, check_ids, check_real
+from ._validation import as_real_array, check_ids, check_real, warn
 
 __all__ = ["bag_targets", "check_bags", "check_bag_ids", "bag_proportion_error", "bag_error_scorer", "BagKFold"]
 
@@ -90,12 +89,12 @@ def _warn_unnatural_string_order(ids):
     natural = sorted(names, key=_natural_key)
     if natural != names:
         first = next(i for i, (a, b) in enumerate(zip(names, natural)) if a != b)
-        warnings.warn(f"`proportions` is read in the order of the sorted bag ids, and the bag "
-                      f"ids are strings whose sorted order is not their natural order "
-                      f"(position {first} is {names[first]!r}, not {natural[first]!r}). "
-                      f"Pass `proportions` as a mapping {{bag id: proportion}} (a dict or a "
-                      f"pandas Series indexed by bag id) to avoid any ambiguity.",
-                      UserWarning, stacklevel=3)
+        warn(f"`proportions` is read in the order of the sorted bag ids, and the bag "
+             f"ids are strings whose sorted order is not their natural order "
+             f"(position {first} is {names[first]!r}, not {natural[first]!r}). "
+             f"Pass `proportions` as a mapping {{bag id: proportion}} (a dict or a "
+             f"pandas Series indexed by bag id) to avoid any ambiguity.",
+             UserWarning)
 
 
 def _bag_proportions_from_dict(bags, proportions):

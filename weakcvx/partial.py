@@ -33,13 +33,13 @@ import functools
 import inspect
 import logging
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from ._validation import warn
 from .result import SolveResult, SolverError
 
 __all__ = [
@@ -241,13 +241,13 @@ def _warn_if_worse_than_zero(value, candidates, solver, n_steps, n_epochs):
     point, 0 on a point whose candidate set holds every class) is better than the answer."""
     zero_value = float(np.mean(~candidates.all(axis=1)))
     if value > zero_value:
-        warnings.warn(
+        warn(
             f"solver {solver!r} stopped with status 'max_iter' after {n_steps} steps "
             f"({n_epochs} epochs) at objective P(W) = {value:.6g}, above that of the zero model "
             f"P(0) = {zero_value:.6g}: not converged. Raise the number of epochs (`max_iter`) "
             f"or steps (`min_steps`), or standardize the features (PartialLabelSVM's "
             f"`standardize=True`); the step 1/(λt) scales with max ||x||^2 / λ.",
-            ConvergenceWarning, stacklevel=3)
+            ConvergenceWarning)
 
 
 def _steps(n, batch_size, max_iter, rng):
@@ -519,8 +519,8 @@ def _crammer_singer_fixed(F, y_plus, candidates, lam, solver, solver_options):
     if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or W.value is None:
         raise SolverError(solver, str(problem.status), "Crammer–Singer step of PL-CCCP")
     if problem.status == cp.OPTIMAL_INACCURATE:
-        warnings.warn(f"solver {solver!r} returned status {problem.status!r} in the "
-                      "Crammer–Singer step of PL-CCCP", ConvergenceWarning, stacklevel=3)
+        warn(f"solver {solver!r} returned status {problem.status!r} in the "
+             "Crammer–Singer step of PL-CCCP", ConvergenceWarning)
     return np.asarray(W.value)
 
 
@@ -605,8 +605,8 @@ def pl_cccp(F, candidates, lam=1e-2, max_iter=50, tol=1e-6, init=None, solver="C
             break
         y_plus = new_plus
     else:
-        warnings.warn(f"solver 'PL-CCCP' stopped after max_iter={max_iter} rounds without "
-                      "converging", ConvergenceWarning, stacklevel=2)
+        warn(f"solver 'PL-CCCP' stopped after max_iter={max_iter} rounds without "
+             "converging", ConvergenceWarning)
     y_plus, _, _ = _best_pair(S, candidates)
     return SolveResult(method="cccp", value=value, labels=y_plus, upper_bound=value,
                        status=status, message=message, n_iter=len(history),

@@ -16,13 +16,13 @@ the results. Measurements behind the defaults: docs/methods/llp.rst.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from ._validation import warn
 from ._solvers import cvxopt_qp
 from .labelsets import Proportions
 from .result import SolverError
@@ -263,9 +263,8 @@ def svr_dual_cvxopt(K, t, C, eps):
         raise SolverError("cvxopt", status, "the bag-level SVR dual of InvCal returned no "
                           "solution")
     if status != "optimal":
-        warnings.warn(f"InvCal: solver 'cvxopt' stopped with status {status!r} on the "
-                      "bag-level SVR dual; using its last iterate.", ConvergenceWarning,
-                      stacklevel=4)
+        warn(f"InvCal: solver 'cvxopt' stopped with status {status!r} on the "
+             "bag-level SVR dual; using its last iterate.", ConvergenceWarning)
     x = np.array(sol["x"]).ravel()
     a = x[:m] - x[m:] if eps > 0 else x
     return a, float(sol["y"][0]) * scale, status
@@ -466,7 +465,7 @@ def mean_map(X, bag_index, proportions, lam=1.0):
     res = scipy.optimize.minimize(objective, np.zeros(Xa.shape[1]), jac=True,
                                   method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-8})
     if not res.success:
-        warnings.warn(f"MeanMap: L-BFGS-B stopped with status {res.status} "
-                      f"({res.message}).", ConvergenceWarning, stacklevel=3)
+        warn(f"MeanMap: L-BFGS-B stopped with status {res.status} "
+             f"({res.message}).", ConvergenceWarning)
     return {"w": res.x, "objective": res.fun, "n_iter": res.nit, "scores": Xa @ res.x,
             "class_means": class_means}

@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from ._validation import warn
 from . import kernels
 from .rounding import round_scores
 from .labelsets import Clustering, Proportions, SemiSupervised
@@ -603,10 +604,10 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
             labels, upper, alpha = round_scores(problem, v, candidates=[labelset.argmax(-v)])
 
     if status != cp.OPTIMAL:
-        warnings.warn(f"SDP relaxation: solver {solver!r} returned status {status!r}. The value "
-                      "is still a certified lower bound (weak duality at the returned dual "
-                      f"point) but may be loose: solver objective {solver_value:.6g}, certified "
-                      f"{value:.6g}.", ConvergenceWarning, stacklevel=2)
+        warn(f"SDP relaxation: solver {solver!r} returned status {status!r}. The value "
+             "is still a certified lower bound (weak duality at the returned dual "
+             f"point) but may be loose: solver objective {solver_value:.6g}, certified "
+             f"{value:.6g}.", ConvergenceWarning)
     n_iter = int(getattr(prob.solver_stats, "num_iters", None) or 0)
     seconds = time.perf_counter() - start
     message = (f"{solver} {status} in {solve_seconds:.2f}s; certified bound {value:.6g} "

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import warnings
 import weakref
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -38,6 +37,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import row_norms
 
+from ._validation import warn
 from weakcvx.result import SolverError
 
 __all__ = [
@@ -1422,11 +1422,10 @@ def solve_box_qp(
     if shift is not None:
         primal = min(primal, _squared_hinge_primal(shift, mu, alpha, margins, half_norm))
     if not converged:
-        warnings.warn(
+        warn(
             f"solve_box_qp (dual coordinate descent) reached max_epochs={max_epochs} before "
             f"the projected gradient fell below tol={tol:g}; duality gap {primal - dual:.3g}.",
             ConvergenceWarning,
-            stacklevel=2,
         )
     logger.debug(
         "solve_box_qp: m=%d T=%d epochs=%d converged=%s dual=%.8g gap=%.3g",
@@ -1634,9 +1633,9 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
     dual = float(alpha.sum()) - half_norm
     primal = half_norm + float(np.dot(c, np.maximum(0.0, 1.0 - Qa)))
     if not converged:
-        warnings.warn(f"solve_box_qp_newton stopped after {steps} iterations with projected "
-                      f"gradient above tol={tol:g}; duality gap {primal - dual:.3g}.",
-                      ConvergenceWarning, stacklevel=2)
+        warn(f"solve_box_qp_newton stopped after {steps} iterations with projected "
+             f"gradient above tol={tol:g}; duality gap {primal - dual:.3g}.",
+             ConvergenceWarning)
     return BoxQPSolution(alpha=alpha, dual_value=dual, primal_value=primal, n_epochs=steps,
                          converged=converged, quadratics=np.array([2.0 * half_norm]))
 
@@ -1964,10 +1963,9 @@ def box_qp_cvxpy(Q, c, solver=None, solver_options=None, factor=None):
         raise SolverError(str(solver), "solver_error", str(exc)) from exc
     status = problem.status
     if status == cp.OPTIMAL_INACCURATE:
-        warnings.warn(
+        warn(
             f"box_qp_cvxpy: solver {solver!r} returned status {status!r}.",
             ConvergenceWarning,
-            stacklevel=2,
         )
     elif status != cp.OPTIMAL:
         raise SolverError(str(solver), str(status))

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
 from .._validation import (block_rows, check_dense_size, dense_fits, memory_budget,
-                           validate_X)
+                           validate_X, warn)
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 from ..problem import append_constant_feature
 from ..svm import GRAM_LIMIT
@@ -175,10 +175,9 @@ def warn_if_unscaled(estimator, statistic, value, threshold, consequence):
         What happens on such features (with the measurement behind the threshold).
     """
     if value > threshold:
-        warnings.warn(f"{estimator}: {statistic} = {value:.3g} exceeds {threshold:.0e}: the "
-                      f"features look unscaled, and {consequence}. Standardize the features "
-                      "first (sklearn.preprocessing.StandardScaler).", UserWarning,
-                      stacklevel=4)
+        warn(f"{estimator}: {statistic} = {value:.3g} exceeds {threshold:.0e}: the "
+             f"features look unscaled, and {consequence}. Standardize the features "
+             "first (sklearn.preprocessing.StandardScaler).", UserWarning)
 
 
 def spread_scaled_cost(product, X, intercept_scaling):

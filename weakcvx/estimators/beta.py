@@ -3,7 +3,6 @@ proportion and multi-expert labels."""
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -12,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
 from .. import kernels
-from .._validation import check_classes, check_real, dense_fits
+from .._validation import check_classes, check_real, dense_fits, warn
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
@@ -408,11 +407,11 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         positive = float(np.mean(scores > 0))
         minority = min(positive, 1.0 - positive)
         if minority < COLLAPSE_FRACTION:
-            warnings.warn(f"BetaSVM predicts {100 * (1 - minority):.1f}% of the training points "
-                          f"as one class although the initial β has both (positive fraction "
-                          f"{initial:.2f}): the β updates drifted to one class. Label more "
-                          "points, lower C_unlabeled, or keep positive_fraction='auto'.",
-                          UserWarning, stacklevel=4)
+            warn(f"BetaSVM predicts {100 * (1 - minority):.1f}% of the training points "
+                 f"as one class although the initial β has both (positive fraction "
+                 f"{initial:.2f}): the β updates drifted to one class. Label more "
+                 "points, lower C_unlabeled, or keep positive_fraction='auto'.",
+                 UserWarning)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, beta=None, bags=None, proportions=None):

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import warn
 from ..api import solve
 from ..rounding import initial_labelings
 from ..labelsets import Clustering
@@ -284,11 +285,11 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
             return None
         if sp.issparse(X):
             if self.intercept_scaling == 0:
-                warnings.warn("MaxMarginClustering(kernel='linear') does not centre sparse "
-                              "features: with intercept_scaling=0 its hyperplane passes "
-                              "through the origin. Centre X (as a dense array) or set "
-                              "intercept_scaling if the clusters are not on either side of "
-                              "the origin.", UserWarning, stacklevel=3)
+                warn("MaxMarginClustering(kernel='linear') does not centre sparse "
+                     "features: with intercept_scaling=0 its hyperplane passes "
+                     "through the origin. Centre X (as a dense array) or set "
+                     "intercept_scaling if the clusters are not on either side of "
+                     "the origin.", UserWarning)
             return None
         return np.asarray(X.mean(axis=0)).ravel()
 

@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import block_rows, check_dense_size, dense_fits, validate_X
+from .._validation import block_rows, check_dense_size, dense_fits, validate_X, warn
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import SMO_PASSES, alter_proportion_svm, proportion_ranked_labels
@@ -118,14 +118,14 @@ class _ProportionFitMixin:
                               "the features.")
         positive = float(np.mean(scores > 0))
         if positive in (0.0, 1.0):
-            warnings.warn(f"{name} predicts class {int(positive)} for every training point "
-                          f"although the bag proportions need both classes: the fit is "
-                          f"degenerate. Standardize the features (a kernel of tiny scale makes "
-                          f"the margin term vanish)"
-                          + (f" or change C={self.C!r} (with a huge C one class, without "
+            warn(f"{name} predicts class {int(positive)} for every training point "
+                 f"although the bag proportions need both classes: the fit is "
+                 f"degenerate. Standardize the features (a kernel of tiny scale makes "
+                 f"the margin term vanish)"
+                 + (f" or change C={self.C!r} (with a huge C one class, without "
                              f"hinge loss, is the cheapest labeling; with a tiny C the data "
                              f"term no longer counts)" if hasattr(self, "C") else "")
-                          + ".", UserWarning, stacklevel=3)
+                 + ".", UserWarning)
 
     def _dense_kernel(self, X):
         """The training kernel (without the constant of the offset) as a dense matrix."""

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
-from .._validation import count_missing
+from .._validation import count_missing, warn
 from ..api import solve
 from ..beta import nearest_other_rows
 from ..cutting_plane import RoundPolicy, is_large
@@ -123,20 +123,20 @@ def _warn_about_conventions(y, labeled, classes):
     """
     if (y.dtype.kind in "iuf" and (~labeled).any() and classes.tolist() == [0, 1]
             and np.sum(y == 0) > np.sum(~labeled)):
-        warnings.warn(
+        warn(
             "`y` holds exactly the values -1, 0 and +1, with more 0 than -1. The estimators "
             "read -1 as unlabeled "
             "and 0 and +1 as the two classes (scikit-learn's convention); the modelling layer "
             "(weakcvx.labelsets.SemiSupervised, WeakLabelProblem) reads 0 as unknown and -1/+1 "
             "as the classes. If 0 marks your unlabeled points, convert: "
             "y = np.where(y_known == 0, -1, (y_known > 0).astype(int)).",
-            UserWarning, stacklevel=4)
+            UserWarning)
     if labeled.all():
-        warnings.warn(
+        warn(
             "`y` marks no row as unlabeled (-1): every point is labeled, so the fit is "
             "supervised (no unlabeled point to add). Mark the unlabeled rows with -1 "
             "(scikit-learn's semi-supervised convention).",
-            UserWarning, stacklevel=4)
+            UserWarning)
 
 
 def check_sdp_size(estimator, n_samples):
@@ -306,14 +306,14 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
     # class almost everywhere while the labeled ratio is right)
     separable = bool(np.all(y_known[~unlabeled] * scores[~unlabeled] > 0))
     if separable and abs(predicted - labeled_ratio) > BALANCE_WARNING_GAP:
-        warnings.warn(
+        warn(
             f"S3VM: the balance constraint puts {problem.labelset.n_positive} of the "
             f"{int(unlabeled.sum())} unlabeled points in the positive class (labeled class "
             f"ratio {labeled_ratio:.2f}), while an SVM trained on the "
             f"{int((~unlabeled).sum())} labeled points predicts {predicted:.2f} of them "
             "positive. If the labeled points are not a random sample of the classes, pass "
             f"`positive_fraction` (e.g. positive_fraction={predicted:.2f}).",
-            UserWarning, stacklevel=3)
+            UserWarning)
 
 
 #: Default cutting-plane rounds of ``S3VM(relaxation="label_generation")``.
