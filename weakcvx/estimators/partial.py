@@ -474,8 +474,11 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             ``classes_``) or a list of sets of labels: the fraction of points whose predicted
             class is one of their candidates — what can be computed on partially labeled
             validation data, so ``GridSearchCV`` and ``cross_val_score`` work on candidate
-            matrices. It equals the accuracy when every set is a singleton, and is never
-            below it.
+            matrices. Give them a shuffled splitter (``cv=KFold(5, shuffle=True,
+            random_state=0)``): scikit-learn reads a candidate matrix as a multilabel target
+            and splits an integer ``cv`` into unshuffled folds, which on rows sorted by class
+            leave whole classes out of training. It equals the accuracy when every set is a
+            singleton, and is never below it.
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
