@@ -203,13 +203,13 @@ BALANCE_WARNING_GAP = 0.25
 
 #: Weight of the supervised SVM's predicted fraction in the default balance when the labeled
 #: points hold as many of each class, once there are ``2 + PREDICTED_FRACTION_RAMP`` or more (the
-#: labeled class ratio has the rest), chosen over 0, 1/6, 1/3, 1/2 and 1 (docs/methods/s3vm.rst,
-#: "The balance").
-PREDICTED_FRACTION_WEIGHT = 0.5
+#: labeled class ratio has the rest), chosen over 0, 1/6, 1/3, 1/2 and 1, then 1 over 1/2 with
+#: imbalanced classes labeled per class (docs/methods/s3vm.rst, "The balance").
+PREDICTED_FRACTION_WEIGHT = 1.0
 
 #: Labeled points beyond two over which that weight grows from 0 (one labeled point per class:
 #: the labeled ratio alone) to ``PREDICTED_FRACTION_WEIGHT``.
-PREDICTED_FRACTION_RAMP = 4
+PREDICTED_FRACTION_RAMP = 8
 
 #: Default ``C`` of :class:`S3VM` with the RBF, polynomial or a precomputed kernel.
 KERNEL_C = 2.0
@@ -229,7 +229,7 @@ LINEAR_UNLABELED_RATIO = 0.1
 
 
 def predicted_fraction_weight(y_known):
-    """``w`` of :func:`default_positive_fraction`: ``½ min(1, (|L| − 2) / 4)`` when the labeled
+    """``w`` of :func:`default_positive_fraction`: ``min(1, (|L| − 2) / 8)`` when the labeled
     points (``y_known ≠ 0``) hold as many of each class, else 0."""
     labeled = y_known[y_known != 0]
     if 2 * int(np.sum(labeled > 0)) != labeled.size:
@@ -245,7 +245,7 @@ def default_positive_fraction(y_known, scores, weight=None):
     .. math::
 
         \hat p = (1 - w)\, p_L + w\, \frac{\#\{j \in U : s_j > 0\}}{|U|}, \qquad
-        w = \begin{cases} \tfrac12 \min\big(1, (|L| - 2) / 4\big)
+        w = \begin{cases} \min\big(1, (|L| - 2) / 8\big)
             & \text{if } p_L = \tfrac12 \\ 0 & \text{otherwise,} \end{cases}
 
     with :math:`p_L` the labeled class ratio (WellSVM eq. 17, right when the labeled points are
@@ -278,7 +278,7 @@ def default_positive_fraction(y_known, scores, weight=None):
     0.5
     >>> y_known = np.array([1, 1, 1, -1, -1, -1, 0, 0, 0, 0])
     >>> scores = np.array([1, 1, 1, -1, -1, -1, 1, -1, -1, -1.0])
-    >>> default_positive_fraction(y_known, scores)  # 3 + 3 labeled: w = 1/2, (1/2 + 1/4) / 2
+    >>> default_positive_fraction(y_known, scores)  # 3 + 3 labeled: w = 4/8, (1/2 + 1/4) / 2
     0.375
     """
     unlabeled = y_known == 0
