@@ -27,6 +27,7 @@ __all__ = ["set_config", "get_config", "memory_budget", "block_rows", "check_den
            "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids",
            "check_classes", "count_missing", "warn", "one_blas_thread"]
 
+
 def _package_dirs():
     """The directories of weakcvx and of scikit-learn, each ending in a separator."""
     dirs = [os.path.dirname(os.path.abspath(__file__))]
@@ -348,7 +349,7 @@ def warn(message, category=UserWarning):
 
 def _is_missing(value):
     """None, NaN or ``pandas.NA`` (a missing entry of an object or string column)."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (isinstance(value, (float, np.floating)) and value != value):
         return True
     return type(value).__name__ == "NAType"
 
@@ -363,7 +364,7 @@ def count_missing(y):
     return 0
 
 
-def check_classes(y, name="y", hint=""):
+def check_classes(y, name="y"):
     """The sorted distinct class labels of ``y``, refusing what cannot be a class: missing
     entries (None, NaN, ``pandas.NA``: the usual marking of unknown rows in a DataFrame) and
     labels of kinds that do not sort together (numbers mixed with strings).
@@ -373,9 +374,6 @@ def check_classes(y, name="y", hint=""):
     y : ndarray of shape (n,)
     name : str
         The argument's name, for the message.
-    hint : str
-        Appended to the message about missing entries (how this estimator wants unknown rows
-        marked).
 
     Returns
     -------
@@ -395,7 +393,7 @@ def check_classes(y, name="y", hint=""):
     missing = count_missing(y)
     if missing:
         raise ValueError(f"`{name}` must not contain missing values (None, NaN or pandas.NA): "
-                         f"{missing} of {y.size} entries are missing.{hint}")
+                         f"{missing} of {y.size} entries are missing.")
     return check_ids(y, name, what="class labels")[0]
 
 

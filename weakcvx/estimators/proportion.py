@@ -160,8 +160,9 @@ class _ProportionFitMixin:
         margin = orientation_margin(labels, bag_index, p)
         if margin < ORIENTATION_MARGIN:
             warn(f"{type(self).__name__}: the training predictions fit the bag proportions "
-                 f"hardly better than their complement (mean bag error {margin:.3g} lower, "
-                 f"below {ORIENTATION_MARGIN}): the proportions, all near "
+                 f"hardly better than their complement (the complement's mean bag error "
+                 f"exceeds theirs by {margin:.3g}, less than {ORIENTATION_MARGIN}): the "
+                 f"proportions, all near "
                  f"{float(np.mean(p)):.2f}, barely tell the classes apart, so the classifier's "
                  "sign may be inverted. Smaller bags or bags of more varied proportions "
                  "determine it; InvCal and MeanMap read the same weak signal through the bag "

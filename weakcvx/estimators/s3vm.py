@@ -84,9 +84,10 @@ def check_semi_supervised_target(y, n_samples):
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
                          "marking unlabeled points (scikit-learn's semi-supervised convention). "
                          f"Got dtype {y.dtype}.")
-    if y.dtype.kind == "O" and count_missing(y):
+    missing = count_missing(y) if y.dtype.kind == "O" else 0
+    if missing:
         raise ValueError(f"`y` must not contain missing values (None, NaN or pandas.NA): "
-                         f"{count_missing(y)} of {y.size} entries are missing. If they mark the "
+                         f"{missing} of {y.size} entries are missing. If they mark the "
                          "unlabeled rows, mark them with the integer -1 instead, in an array of "
                          "dtype object (scikit-learn's semi-supervised convention).")
     labeled = ~unlabeled_mask(y)
