@@ -564,8 +564,6 @@ EXPECTED_FAILED_CHECKS = {
     # y = -1 marks unlabeled points under init="ssl" (scikit-learn's semi-supervised
     # convention), so targets must be numeric: string labels cannot carry the marker
     "check_classifiers_classes": "string class labels cannot carry the -1 unlabeled marker",
-    "check_classifiers_regression_target": "numeric targets are read as class labels",
-    "check_supervised_y_2d": "a 2-D target is refused with a ValueError, not a warning",
 }
 
 

@@ -42,10 +42,6 @@ TWO_MOONS_C = 10.0
 # Checks that cannot pass, with the reason (as for S3VM: the same target convention).
 EXPECTED_FAILED_CHECKS = {
     "check_classifiers_classes": "string class labels cannot carry the -1 unlabeled marker",
-    "check_classifiers_regression_target": "numeric targets are read as class labels and -1 as "
-                                           "unlabeled; a continuous target is not detected as "
-                                           "regression",
-    "check_supervised_y_2d": "a 2-D target is refused with a ValueError, not a warning",
 }
 
 

@@ -15,13 +15,9 @@ import weakcvx as wc
 EXPECTED_FAILED_CHECKS = {
     "S3VM": {
         # y = -1 marks unlabeled points (scikit-learn's semi-supervised convention, as in
-        # SelfTrainingClassifier): plain string targets cannot hold the integer -1 (object arrays can), so
-        # string class labels and 2-D targets are refused, and float targets are class labels.
+        # SelfTrainingClassifier): plain string targets cannot hold the integer -1 (object
+        # arrays can), so an array of strings is refused, as SelfTrainingClassifier refuses it.
         "check_classifiers_classes": "string class labels cannot carry the -1 unlabeled marker",
-        "check_classifiers_regression_target": "numeric targets are read as class labels and "
-                                               "-1 as unlabeled; a continuous target is not "
-                                               "detected as regression",
-        "check_supervised_y_2d": "a 2-D target is refused with a ValueError, not a warning",
     },
     "MaxMarginClustering": {},
 }

@@ -132,7 +132,7 @@ TARGET_CASES = [
     ("S3VM", (np.where(Y_SSL == 0, 3, Y_SSL) + (np.arange(N) == 2) * 6,), {}, "`y`.*two"),
     ("S3VM", (_NAN,), {}, "`y` must not contain NaN"),
     ("S3VM", (np.array(["a"] * N),), {}, "`y` must be numeric"),
-    ("S3VM", (Y_SSL[:, None],), {}, "`y` must be a 1-D"),
+    ("S3VM", (np.c_[Y_SSL, Y_SSL],), {}, "`y` must be a 1-D"),
     ("S3VM", (None,), {}, "requires y"),
     ("BranchAndBoundS3VM", (_Y_ONE_CLASS,), {}, "`y` must contain exactly two classes"),
     ("BranchAndBoundS3VM", (_NAN,), {}, "`y` must not contain NaN"),

@@ -25,7 +25,8 @@ import numpy as np
 __all__ = ["set_config", "get_config", "memory_budget", "block_rows", "check_dense_size",
            "MemoryBudgetError",
            "format_bytes", "validate_X", "check_real", "as_real_array", "check_ids",
-           "check_classes", "count_missing", "warn", "one_blas_thread"]
+           "check_classes", "count_missing", "warn", "one_blas_thread", "ravel_column",
+           "check_not_continuous"]
 
 
 def _package_dirs():
@@ -395,6 +396,59 @@ def check_classes(y, name="y"):
         raise ValueError(f"`{name}` must not contain missing values (None, NaN or pandas.NA): "
                          f"{missing} of {y.size} entries are missing.")
     return check_ids(y, name, what="class labels")[0]
+
+
+def ravel_column(y, name="y"):
+    """``y`` as given, except that a column vector of shape (n, 1) becomes 1-D with a
+    :class:`~sklearn.exceptions.DataConversionWarning`, as scikit-learn's classifiers do
+    (``column_or_1d(y, warn=True)``); other shapes are left for the caller to refuse.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ravel_column(np.array([[0], [1], [-1]])).tolist()
+    [0, 1, -1]
+    >>> caught[0].category.__name__
+    'DataConversionWarning'
+    """
+    from sklearn.exceptions import DataConversionWarning
+
+    if isinstance(y, np.ndarray) or hasattr(y, "shape") or isinstance(y, (list, tuple)):
+        shape = np.shape(y)
+        if len(shape) == 2 and shape[1] == 1:
+            # scikit-learn's own words, which its estimator checks look for
+            warn(f"A column-vector {name} was passed when a 1d array was expected. Please "
+                 f"change the shape of {name} to (n_samples, ), for example using ravel().",
+                 DataConversionWarning)
+            return np.asarray(y).ravel()
+    return y
+
+
+def check_not_continuous(y, name="y"):
+    """Refuse a regression target given to a classifier: a float ``y`` whose values are not
+    all integers (scikit-learn's ``type_of_target`` "continuous"), with the message prefix
+    scikit-learn's classifiers use ("Unknown label type").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_not_continuous(np.array([0.0, 1.0, -1.0]))
+    >>> check_not_continuous(np.array([0.5, 1.25, 2.0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown label type: continuous. `y` must hold class labels; got non-integer floats such as 0.5.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind != "f":
+        return
+    finite = y[np.isfinite(y)]
+    fractional = finite[finite != np.round(finite)]
+    if fractional.size:
+        raise ValueError(f"Unknown label type: continuous. `{name}` must hold class labels; "
+                         f"got non-integer floats such as {fractional[0]:g}.")
 
 
 def validate_X(estimator, X, **kwargs):

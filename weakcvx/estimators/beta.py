@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
 from .. import kernels
-from .._validation import check_classes, check_real, dense_fits, warn
+from .._validation import (check_classes, check_not_continuous, check_real, dense_fits,
+                           ravel_column, warn)
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
@@ -32,13 +33,14 @@ LINEAR_C_DIAGONAL = 16.0
 
 def _two_class_target(y, n_samples):
     """Classes and ±1 labels of a fully labeled binary target."""
-    y = np.asarray(check_real(y, "y"))
+    y = np.asarray(check_real(ravel_column(y), "y"))
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"`y` must hold class labels, without NaN or inf (NaN is not a class). "
                          f"Got {y[~np.isfinite(y)][:5]} instead.")
+    check_not_continuous(y)
     classes = check_classes(y, "y")
     if classes.size != 2:
         raise ValueError(f"`y` must contain exactly two classes. Got classes "

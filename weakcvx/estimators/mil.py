@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_classes, check_real
+from .._validation import check_classes, check_not_continuous, check_real, ravel_column
 from ..api import solve
 from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
@@ -125,12 +125,13 @@ def _check_bag_target(y, n_bags):
     """``(classes, bag_labels ±1)`` from one label per bag, exactly two classes."""
     if y is None:
         raise ValueError("This estimator requires y to be passed: one class per bag.")
-    y = np.asarray(check_real(y, "y"))
+    y = np.asarray(check_real(ravel_column(y), "y"))
     if y.ndim != 1 or y.shape[0] != n_bags:
         raise ValueError(f"`y` must be a 1-D array with one entry per bag ({n_bags}). Got shape "
                          f"{y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("`y` must not contain NaN or inf.")
+    check_not_continuous(y)
     classes = check_classes(y, "y")
     if classes.size > 2:
         raise ValueError("Only binary classification is supported: `y` must contain exactly two "

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import kernels
-from .._validation import count_missing, warn
+from .._validation import check_not_continuous, count_missing, ravel_column, warn
 from ..api import solve
 from ..beta import nearest_other_rows
 from ..cutting_plane import RoundPolicy, is_large
@@ -59,12 +59,14 @@ def check_semi_supervised_target(y, n_samples):
     Warns (``UserWarning``) when ``y`` looks like the modelling layer's ``y_known`` (exactly
     the values -1, 0, +1 with 0 the most frequent: there 0 is unknown, here -1 is unlabeled)
     and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark unlabeled
-    rows with -1.
+    rows with -1. As scikit-learn's classifiers, a column vector (n, 1) is raveled with a
+    ``DataConversionWarning`` and a regression target (non-integer floats) is refused
+    ("Unknown label type").
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None: "
                          "give the class of each point and -1 for unlabeled points.")
-    y = as_target_array(y)
+    y = as_target_array(ravel_column(y))
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
@@ -73,6 +75,7 @@ def check_semi_supervised_target(y, n_samples):
                 "semi-supervised convention): y = np.where(np.isnan(y), -1, y)."
                 if np.isnan(y).any() else "")
         raise ValueError(f"`y` must not contain NaN or inf.{hint}")
+    check_not_continuous(y)
     if y.dtype.kind in "US":
         # y.astype(object) alone keeps a string '-1', which is then a third class
         fix = ("y = y.astype(object); y[y == '-1'] = -1" if np.any(y == y.dtype.type("-1"))
