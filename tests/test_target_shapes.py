@@ -52,3 +52,19 @@ def test_other_two_dimensional_targets_are_still_refused(shape):
     y = np.resize(Y_SEMI, shape)
     with pytest.raises(ValueError, match="`y` must be a 1-D array"):
         wc.S3VM(max_iter=3).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name, make, data, y", _cases(), ids=[c[0] for c in _cases()])
+def test_predictions_keep_the_dtype_of_object_classes(name, make, data, y):
+    """String classes in an object array (the -1 marker kept as the integer): predictions are
+    an object array of those strings, as scikit-learn's classifiers return ``classes_``'s
+    own dtype."""
+    named = np.where(np.asarray(y) == 1, "yes", "no").astype(object)
+    named[np.asarray(y) == -1] = -1
+    model = make().fit(data, named)
+    predicted = model.predict(data)
+    assert model.classes_.dtype == object and predicted.dtype == object
+    assert set(predicted.tolist()) <= {"no", "yes"}
+    if hasattr(model, "transduction_"):
+        assert model.transduction_.dtype == object

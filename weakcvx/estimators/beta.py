@@ -482,7 +482,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where ``decision_function > 0``."""
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+        scores = self.decision_function(X)  # checks the fit first
+        return self.classes_[(scores > 0).astype(np.intp)]
 
     def score(self, X, y, sample_weight=None):
         """Score on the kind of target ``fit`` takes for ``init``, so that

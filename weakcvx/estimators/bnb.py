@@ -203,7 +203,7 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
         if self.kernel == "linear":
             self.coef_ = np.asarray(X.T @ beta).ravel()
         self.X_fit_ = X if self.kernel != "precomputed" else None
-        self.transduction_ = np.where(result.labels > 0, self.classes_[1], self.classes_[0])
+        self.transduction_ = self.classes_[(result.labels > 0).astype(np.intp)]
         self.objective_ = float(result.upper_bound)
         self.lower_bound_ = float(result.value)
         self.optimal_ = bool(result.extra["optimal"])
@@ -232,4 +232,4 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
     def predict(self, X):
         """Class labels (``classes_[1]`` where ``decision_function > 0``)."""
         scores = self.decision_function(X)
-        return np.where(scores > 0, self.classes_[1], self.classes_[0])
+        return self.classes_[(scores > 0).astype(np.intp)]

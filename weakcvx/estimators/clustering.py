@@ -108,7 +108,10 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         allowed, since a perfect split does not exist): the smaller cluster holds at least 35%
         of the points by default (WellSVM §5.3 uses 0.03 for balanced and 0.3 for imbalanced
         classes). Chosen, for users who do not know the class ratio, over
-        {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (docs/methods/s3vm.rst).
+        {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (docs/methods/s3vm.rst). The
+        objective favours unequal splits, so the clustering often sits exactly on this bound
+        (the smaller cluster holds 35% of the points): when the cluster sizes are roughly
+        known, set ``balance`` from them.
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         With ``"linear"`` dense features are centred on their mean in ``fit`` (the model has
         no offset of its own, so its hyperplane would otherwise pass through the origin and the

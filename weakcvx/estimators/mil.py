@@ -613,7 +613,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             raise TypeError("`X` must be a 2-D array of instances (one row each). Got a list "
                             "of 2-D arrays: for bags use predict(bags).")
         scores = KernelModelMixin.decision_function(self, X)
-        return np.where(scores > 0, self.classes_[1], self.classes_[0])
+        return self.classes_[(scores > 0).astype(np.intp)]
 
     def decision_function(self, bags):
         """Score of each bag: ``F(B) = max_j f(x_j)``; positive means ``classes_[1]``.
@@ -634,4 +634,4 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def predict(self, bags):
         """Class of each bag (``classes_[1]`` when its best instance scores positive)."""
         scores = self.decision_function(bags)
-        return np.where(scores > 0, self.classes_[1], self.classes_[0])
+        return self.classes_[(scores > 0).astype(np.intp)]

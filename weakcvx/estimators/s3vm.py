@@ -794,7 +794,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         # the classifier is the SVM of the rounded labels, not the relaxation's mixture
         self._store_model(X, problem, rounded_labels_model(problem, result))
         labels = np.asarray(result.labels)
-        self.transduction_ = np.where(labels > 0, self.classes_[1], self.classes_[0])
+        self.transduction_ = self.classes_[(labels > 0).astype(np.intp)]
         self.objective_ = float(result.upper_bound)
         # a stopped branch and bound still certifies its value as a lower bound
         certified = result.certified or (result.method == "exact"
@@ -828,4 +828,4 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     def predict(self, X):
         """Class labels (``classes_[1]`` where ``decision_function > 0``)."""
         scores = self.decision_function(X)
-        return np.where(scores > 0, self.classes_[1], self.classes_[0])
+        return self.classes_[(scores > 0).astype(np.intp)]
