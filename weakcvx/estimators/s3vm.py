@@ -320,8 +320,13 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
             UserWarning)
 
 
-#: Default cutting-plane rounds of ``S3VM(relaxation="label_generation")``.
-S3VM_ROUNDS = 10
+#: Default cutting-plane rounds of ``S3VM(relaxation="label_generation")`` with the short
+#: schedule (:meth:`weakcvx.cutting_plane.RoundPolicy.estimator`); chosen over 3-10 rounds on
+#: split seeds 0-9 of ``weakcvx bench peers`` (docs/methods/s3vm.rst, "Defaults").
+S3VM_ROUNDS = 6
+#: The same on problems above the engine's large-problem sizes
+#: (:func:`weakcvx.cutting_plane.is_large`), which run the engine's lean large-problem policy.
+S3VM_LARGE_ROUNDS = 10
 
 
 #: Widths among which ``gamma="select"`` chooses, as multiples of ``"mean_distance"``; the
@@ -588,9 +593,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
         its rounded labels are the same as in the previous round, after at most ``S3VM_ROUNDS``
-        (10) rounds, with the short round schedule
+        (6) rounds, with the short round schedule
         :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (chosen on split seeds 0-9 of
-        ``weakcvx bench peers``); 100 alternations for ``"alternating"``. A number: exactly
+        ``weakcvx bench peers``; ``S3VM_LARGE_ROUNDS`` (10) rounds of the engine's own policy
+        on large problems); 100 alternations for ``"alternating"``. A number: exactly
         the engine's :class:`~weakcvx.cutting_plane.RoundPolicy`, up to that many rounds.
     oracle : {"sorting", "exact"}, default="sorting"
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
@@ -775,8 +781,9 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         if search and scores is not None:
             options["initial"] = labelset.initial(scores=scores)
         if search:
+            rounds = S3VM_LARGE_ROUNDS if is_large(problem) else S3VM_ROUNDS
             options["max_iter"] = self.max_iter if self.max_iter is not None else \
-                (S3VM_ROUNDS if self.relaxation == "label_generation" else 100)
+                (rounds if self.relaxation == "label_generation" else 100)
             if self.tol is not None:
                 options["tol"] = self.tol
         if self.relaxation == "label_generation":
