@@ -68,3 +68,13 @@ def test_predictions_keep_the_dtype_of_object_classes(name, make, data, y):
     assert set(predicted.tolist()) <= {"no", "yes"}
     if hasattr(model, "transduction_"):
         assert model.transduction_.dtype == object
+
+
+def test_a_column_list_keeps_the_integer_unlabeled_marker():
+    """``[["no"], [-1], ...]``: raveled into a flat list, whose integer -1 stays the marker of
+    unlabeled rows (numpy would turn it into the string '-1', a third class)."""
+    named = [["yes"] if label == 1 else ["no"] if label == 0 else [-1] for label in Y_SEMI]
+    with pytest.warns(DataConversionWarning):
+        model = wc.S3VM(max_iter=3, random_state=0).fit(X, named)
+    assert model.classes_.tolist() == ["no", "yes"]
+    assert np.sum(model.transduction_ == "yes") > 0

@@ -423,6 +423,8 @@ def ravel_column(y, name="y"):
             warn(f"A column-vector {name} was passed when a 1d array was expected. Please "
                  f"change the shape of {name} to (n_samples, ), for example using ravel().",
                  DataConversionWarning)
+            if isinstance(y, (list, tuple)):  # a flat list: the entries keep their types
+                return [row[0] for row in y]
             return np.asarray(y).ravel()
     return y
 
