@@ -477,7 +477,12 @@ class SemiSupervised(LabelSet):
     y_known : array-like of shape (n_samples,)
         +1 / -1 for labeled points, 0 for unlabeled ones. Without ``n_positive``, both classes
         must occur among the labeled points; with it, the labeled points may all be of one
-        class (positive-unlabeled learning, see Notes).
+        class (positive-unlabeled learning, see Notes). This is not scikit-learn's
+        semi-supervised target (class labels, -1 for unlabeled rows), which would read here
+        as fixed negatives and cannot be told apart from it in general (classes 0 and 1 use
+        the same three values): convert one with
+        ``weakcvx.estimators.s3vm.check_semi_supervised_target(y, n)``, which returns the
+        classes and this ``y_known``; the estimators take scikit-learn's target themselves.
     n_positive : int, optional
         Number of positives among the ``u`` unlabeled points, in ``[0, u]``. Default: the
         labeled class ratio times ``u``, rounded half up.
