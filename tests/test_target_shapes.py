@@ -70,6 +70,7 @@ def test_predictions_keep_the_dtype_of_object_classes(name, make, data, y):
         assert model.transduction_.dtype == object
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_a_column_list_keeps_the_integer_unlabeled_marker():
     """``[["no"], [-1], ...]``: raveled into a flat list, whose integer -1 stays the marker of
     unlabeled rows (numpy would turn it into the string '-1', a third class)."""

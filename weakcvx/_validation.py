@@ -416,8 +416,11 @@ def ravel_column(y, name="y"):
     """
     from sklearn.exceptions import DataConversionWarning
 
-    if isinstance(y, np.ndarray) or hasattr(y, "shape") or isinstance(y, (list, tuple)):
-        shape = np.shape(y)
+    if hasattr(y, "shape") or isinstance(y, (list, tuple)):
+        try:
+            shape = np.shape(y)
+        except ValueError:  # a ragged list: the caller's own check refuses it
+            return y
         if len(shape) == 2 and shape[1] == 1:
             # scikit-learn's own words, which its estimator checks look for
             warn(f"A column-vector {name} was passed when a 1d array was expected. Please "
