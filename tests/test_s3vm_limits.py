@@ -315,11 +315,97 @@ def test_default_balance_with_as_many_labels_per_class_blends_in_the_svm_predict
     assert accuracy > np.mean(ratio.transduction_[unlabeled] == y[unlabeled]) + 0.1
 
 
-def test_default_balance_keeps_an_unequal_labeled_ratio():
-    """3 positive and 9 negative labeled points: the labeled ratio (1/4) is imposed as it is
-    (WellSVM eq. 17), whatever the labeled points' SVM predicts."""
-    _, _, yy, _, clf = _imbalanced_blobs_fit(n_positive=3, n_negative=9)
-    assert int(np.sum(clf.transduction_[yy == -1] == 1)) == 27  # 1/4 of 108
+def _reference_cv_accuracy(K, y_known, C, n_folds=5, random_state=0):
+    """Cross-validated accuracy of the labeled points' SVM (no offset), each fold's SVM solved
+    by the CVXPY reference, on the folds :func:`weakcvx.rounding.labeled_cv_accuracy`
+    documents (each class shuffled by ``default_rng(random_state)``, then dealt round)."""
+    from weakcvx.svm import box_qp_cvxpy
+
+    positives, negatives = np.flatnonzero(y_known > 0), np.flatnonzero(y_known < 0)
+    k = min(n_folds, positives.size, negatives.size)
+    rng = np.random.default_rng(random_state)
+    fold = np.full(y_known.size, -1)
+    for members in (positives, negatives):
+        fold[rng.permutation(members)] = np.arange(members.size) % k
+    right, margins = 0, []
+    for f in range(k):
+        train, held = np.flatnonzero((fold >= 0) & (fold != f)), np.flatnonzero(fold == f)
+        signs = y_known[train]
+        _, alpha = box_qp_cvxpy(signs[:, None] * K[np.ix_(train, train)] * signs[None, :], C)
+        scores = K[np.ix_(held, train)] @ (alpha * signs)
+        right += int(np.sum(y_known[held] * scores > 0))
+        margins.append(np.abs(scores))
+    return right / (positives.size + negatives.size), np.min(np.concatenate(margins))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_labeled_cv_accuracy_agrees_with_the_cvxpy_reference(seed):
+    """The fast path (the box-QP solver on each fold) against each fold's SVM solved by CVXPY:
+    the same predictions, so the same accuracy (held-out scores away from 0 by more than the
+    solvers' tolerances can move them)."""
+    from weakcvx.rounding import labeled_cv_accuracy
+
+    X, y = make_blobs(80, centers=2, cluster_std=3.0, random_state=seed)
+    y_known = np.zeros(80)
+    labeled = np.random.default_rng(seed).choice(80, 25, replace=False)
+    y_known[labeled] = np.where(y[labeled] == 1, 1.0, -1.0)
+    K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0
+    problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known), costs=2.0)
+    expected, margin = _reference_cv_accuracy(K, y_known, 2.0, random_state=seed)
+    assert margin > 1e-3
+    assert labeled_cv_accuracy(problem, random_state=seed) == expected
+    assert 0.5 < expected < 1.0  # overlapping blobs: the check compares real mistakes
+
+
+def test_labeled_cv_accuracy_needs_two_points_of_each_class():
+    from weakcvx.rounding import labeled_cv_accuracy
+
+    y_known = np.array([1.0, -1.0, -1.0, -1.0, 0.0, 0.0])
+    problem = wc.WeakLabelProblem(np.eye(6) + 1.0, wc.labelsets.SemiSupervised(y_known),
+                                  costs=1.0)
+    assert labeled_cv_accuracy(problem) is None
+
+
+def test_default_balance_with_unequal_counts_weighs_the_ratio_by_the_svm_error():
+    """4 positive and 8 negative labeled points on imbalanced blobs (90 / 30): the imposed count
+    is the blend of the labeled ratio (1/3, against 1/4 in the blobs) and the labeled SVM's
+    predicted fraction with ``w = σ_L² / (σ_L² + (1 − â)²)``, computed here from the CVXPY
+    reference SVM and its reference cross-validation; the blobs are separated, so the count
+    follows the SVM, away from the labeled ratio's 36 of 108."""
+    from weakcvx.estimators._base import n_positive_from_fraction
+    from weakcvx.svm import box_qp_cvxpy
+
+    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive=4, n_negative=8)
+    K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0
+    y_known = np.zeros(120)
+    y_known[labeled] = np.where(y[labeled] == 1, 1.0, -1.0)
+    accuracy, _ = _reference_cv_accuracy(K, y_known, 2.0, random_state=0)
+    signs = y_known[labeled]
+    _, alpha = box_qp_cvxpy(signs[:, None] * K[np.ix_(labeled, labeled)] * signs[None, :], 2.0)
+    unlabeled = np.setdiff1d(np.arange(120), labeled)
+    predicted = np.mean(K[np.ix_(unlabeled, labeled)] @ (alpha * signs) > 0)
+    variance = (1 / 3) * (2 / 3) / 12
+    weight = variance / (variance + (1 - accuracy) ** 2)
+    fraction = (1 - weight) * (1 / 3) + weight * predicted
+    n_positive = int(np.sum(clf.transduction_[unlabeled] == 1))
+    assert n_positive == n_positive_from_fraction(fraction, 108)
+    assert abs(n_positive - 36) >= 5
+
+
+def test_default_balance_corrects_a_labeled_ratio_off_by_chance():
+    """Two separated blobs of 100 points, 12 labeled at random with 3 positives (the labeled
+    ratio 0.25 against 0.5): the SVM of the labeled points is flawless in cross-validation, so
+    the count follows its prediction and the blobs are recovered; the labeled ratio alone (the
+    rule before, ``positive_fraction=0.25``) forces a quarter of the points positive."""
+    X, y = make_blobs([100, 100], centers=[[0, 0], [5, 5]], cluster_std=1.0, random_state=3)
+    labeled = np.r_[np.flatnonzero(y == 1)[:3], np.flatnonzero(y == 0)[:9]]
+    yy = np.full(200, -1)
+    yy[labeled] = y[labeled]
+    unlabeled = yy == -1
+    default = wc.S3VM(random_state=0).fit(X, yy)
+    ratio = wc.S3VM(positive_fraction=0.25, random_state=0).fit(X, yy)
+    assert np.mean(default.transduction_[unlabeled] == y[unlabeled]) > 0.95
+    assert np.mean(ratio.transduction_[unlabeled] == y[unlabeled]) < 0.8
 
 
 def test_default_balance_is_silent_on_a_stratified_sample():

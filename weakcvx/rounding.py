@@ -1,7 +1,7 @@
 """Rounding and supervised starts (docs/design.rst §3.3): real scores rounded to a feasible
 labeling by the label set's oracle (the lowest ``J`` among candidates kept), the scores of the
-SVM of the fixed labels only (the first label of every search), and the tolerance of the loose
-SVM fits that searches make before an exact ``J``.
+SVM of the fixed labels only (the first label of every search) and its cross-validated
+accuracy, and the tolerance of the loose SVM fits that searches make before an exact ``J``.
 
 The label-generation driver (:mod:`weakcvx.cutting_plane`), the local heuristics
 (:mod:`weakcvx.local`) and the SDP rounding (:mod:`weakcvx.sdp`) all start from here, so none of
@@ -22,8 +22,8 @@ from sklearn.utils import check_random_state
 
 from .svm import solve_box_qp
 
-__all__ = ["round_scores", "supervised_scores", "best_of_starts", "initial_labelings",
-           "principal_directions", "principal_labelings", "POLISH_TOL"]
+__all__ = ["round_scores", "supervised_scores", "labeled_cv_accuracy", "best_of_starts",
+           "initial_labelings", "principal_directions", "principal_labelings", "POLISH_TOL"]
 
 #: Projected-gradient tolerance of the loose SVM fits of a search (the alternating heuristic's
 #: loop, the rounding's polish); the labels it ends at get an exact ``J`` afterwards.
@@ -50,27 +50,92 @@ def supervised_scores(problem, tol=1e-4):
     >>> supervised_scores(clustering) is None
     True
     """
+    fixed = _fixed_labels(problem)
+    if fixed is None:
+        return None
+    return _fixed_labels_svm(problem, fixed, np.flatnonzero(fixed != 0), tol)
+
+
+def _fixed_labels(problem):
+    """The label set's fixed labels (+1 / −1, 0 free), or ``None`` when it fixes none."""
     cc = problem.labelset.count_constraints()
     if cc is None:
         return None
     fixed = np.asarray(cc[0])
-    known = np.flatnonzero(fixed != 0)
-    if known.size == 0:
-        return None
+    return fixed if np.any(fixed != 0) else None
+
+
+def _fixed_labels_svm(problem, fixed, train, tol):
+    """Scores on every point of the SVM (no offset) trained on the fixed labels of ``train``."""
     with warnings.catch_warnings():
         # only a start for the search (its labels are rounded and then improved by the driver):
         # a loose α here changes no result, so its epoch limit is not the user's warning
         # (haberman, 31 labeled points with duplicates: gap 2.5e-4 after 1000 epochs)
         warnings.filterwarnings("ignore", message="solve_box_qp", category=ConvergenceWarning)
         # without a fast path, the hinge SVM with unit costs gives the start
-        costs = problem.costs[known] if problem.fast else np.ones(known.size)
-        sol = solve_box_qp(problem.box_factor, known.astype(np.int64),
-                           fixed[known].astype(float), costs, tol=tol, gram=problem.gram,
-                           shift=None if problem.shift is None else problem.shift[known])
+        costs = problem.costs[train] if problem.fast else np.ones(train.size)
+        sol = solve_box_qp(problem.box_factor, train.astype(np.int64),
+                           fixed[train].astype(float), costs, tol=tol, gram=problem.gram,
+                           shift=None if problem.shift is None else problem.shift[train])
     coef = np.zeros(problem.n_samples)
-    coef[known] = sol.alpha * fixed[known]
+    coef[train] = sol.alpha * fixed[train]
     return np.asarray(problem.kernel_dot(coef)).ravel()
 
+
+def labeled_cv_accuracy(problem, n_folds=5, random_state=0, tol=1e-4):
+    r"""Cross-validated accuracy of :func:`supervised_scores`' SVM on the fixed labels.
+
+    The fixed points are split into ``k = min(n_folds, n₊, n₋)`` folds stratified by class
+    (each class shuffled, then dealt round the folds); the SVM trained on the other folds
+    predicts each fold, ``sign(s_i)`` with a score of 0 counted as wrong, and the accuracy is
+    the fraction of fixed points predicted right:
+
+    .. math::
+
+        \hat a = rac{1}{|L|} \sum_{i \in L} [\, y_i\, s^{(-f(i))}_i > 0 \,].
+
+    Returns ``None`` when there are fewer than two fixed points of either class (no fold
+    split has both classes to train on) or when the label set fixes none.
+
+    Parameters
+    ----------
+    problem : WeakLabelProblem
+    n_folds : int, default=5
+    random_state : int, default=0
+        Seed of the shuffle.
+    tol : float, default=1e-4
+        Tolerance of each fold's SVM, as :func:`supervised_scores`.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> import weakcvx as wc
+    >>> X, y_true, y_known = wc.datasets.make_two_moons(60, n_labeled=12, random_state=0)
+    >>> problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+    ...                               wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    >>> 0.0 <= labeled_cv_accuracy(problem) <= 1.0
+    True
+    """
+    fixed = _fixed_labels(problem)
+    if fixed is None:
+        return None
+    positives, negatives = np.flatnonzero(fixed > 0), np.flatnonzero(fixed < 0)
+    k = min(int(n_folds), positives.size, negatives.size)
+    if k < 2:
+        return None
+    rng = np.random.default_rng(random_state)
+    fold = np.full(problem.n_samples, -1)
+    for members in (positives, negatives):
+        fold[rng.permutation(members)] = np.arange(members.size) % k
+    right = 0
+    for f in range(k):
+        held_out = np.flatnonzero(fold == f)
+        scores = _fixed_labels_svm(problem, fixed, np.flatnonzero((fold >= 0) & (fold != f)), tol)
+        right += int(np.sum(fixed[held_out] * scores[held_out] > 0))
+    return right / (positives.size + negatives.size)
 
 
 def round_scores(problem, scores, candidates=()):
