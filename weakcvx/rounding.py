@@ -92,7 +92,7 @@ def labeled_cv_accuracy(problem, n_folds=5, random_state=0, tol=1e-4):
 
     .. math::
 
-        \hat a = rac{1}{|L|} \sum_{i \in L} [\, y_i\, s^{(-f(i))}_i > 0 \,].
+        \hat a = \frac{1}{|L|} \sum_{i \in L} [\, y_i\, s^{(-f(i))}_i > 0 \,].
 
     Returns ``None`` when there are fewer than two fixed points of either class (no fold
     split has both classes to train on) or when the label set fixes none.
