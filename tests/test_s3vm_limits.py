@@ -367,15 +367,15 @@ def test_labeled_cv_accuracy_needs_two_points_of_each_class():
 
 
 def test_default_balance_with_unequal_counts_weighs_the_ratio_by_the_svm_error():
-    """4 positive and 8 negative labeled points on imbalanced blobs (90 / 30): the imposed count
-    is the blend of the labeled ratio (1/3, against 1/4 in the blobs) and the labeled SVM's
-    predicted fraction with ``w = σ_L² / (σ_L² + (1 − â)²)``, computed here from the CVXPY
-    reference SVM and its reference cross-validation; the blobs are separated, so the count
-    follows the SVM, away from the labeled ratio's 36 of 108."""
+    """5 positive and 10 negative labeled points on imbalanced blobs (90 / 30): the imposed
+    count is the blend of the labeled ratio (1/3, against 1/4 in the blobs) and the labeled
+    SVM's predicted fraction with ``w = σ_L² / (σ_L² + (1 − â)²)``, computed here from the
+    CVXPY reference SVM and its reference cross-validation; the blobs are separated, so the
+    count follows the SVM, away from the labeled ratio's 35 of 105."""
     from weakcvx.estimators._base import n_positive_from_fraction
     from weakcvx.svm import box_qp_cvxpy
 
-    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive=4, n_negative=8)
+    X, y, yy, labeled, clf = _imbalanced_blobs_fit(n_positive=5, n_negative=10)
     K = wc.kernels.rbf(X, gamma="mean_distance") + 1.0
     y_known = np.zeros(120)
     y_known[labeled] = np.where(y[labeled] == 1, 1.0, -1.0)
@@ -384,21 +384,29 @@ def test_default_balance_with_unequal_counts_weighs_the_ratio_by_the_svm_error()
     _, alpha = box_qp_cvxpy(signs[:, None] * K[np.ix_(labeled, labeled)] * signs[None, :], 2.0)
     unlabeled = np.setdiff1d(np.arange(120), labeled)
     predicted = np.mean(K[np.ix_(unlabeled, labeled)] @ (alpha * signs) > 0)
-    variance = (1 / 3) * (2 / 3) / 12
+    variance = (1 / 3) * (2 / 3) / 15
     weight = variance / (variance + (1 - accuracy) ** 2)
     fraction = (1 - weight) * (1 / 3) + weight * predicted
     n_positive = int(np.sum(clf.transduction_[unlabeled] == 1))
-    assert n_positive == n_positive_from_fraction(fraction, 108)
-    assert abs(n_positive - 36) >= 5
+    assert n_positive == n_positive_from_fraction(fraction, 105)
+    assert abs(n_positive - 35) >= 5
+
+
+def test_default_balance_keeps_the_labeled_ratio_below_five_labels_of_a_class():
+    """4 positive and 8 negative labeled points: too few for five folds, so the labeled ratio
+    (1/3 of 108 = 36) is imposed as WellSVM does, whatever the SVM predicts (about 1/4)."""
+    _, _, yy, _, clf = _imbalanced_blobs_fit(n_positive=4, n_negative=8)
+    assert int(np.sum(clf.transduction_[yy == -1] == 1)) == 36
 
 
 def test_default_balance_corrects_a_labeled_ratio_off_by_chance():
-    """Two separated blobs of 100 points, 12 labeled at random with 3 positives (the labeled
-    ratio 0.25 against 0.5): the SVM of the labeled points is flawless in cross-validation, so
-    the count follows its prediction and the blobs are recovered; the labeled ratio alone (the
-    rule before, ``positive_fraction=0.25``) forces a quarter of the points positive."""
+    """Two separated blobs of 100 points, 20 labeled with 5 positives (the labeled ratio 0.25
+    against 0.5, as a random draw can give): the SVM of the labeled points is flawless in
+    cross-validation, so the count follows its prediction and the blobs are recovered; the
+    labeled ratio alone (the rule before, ``positive_fraction=0.25``) forces a quarter of the
+    points positive."""
     X, y = make_blobs([100, 100], centers=[[0, 0], [5, 5]], cluster_std=1.0, random_state=3)
-    labeled = np.r_[np.flatnonzero(y == 1)[:3], np.flatnonzero(y == 0)[:9]]
+    labeled = np.r_[np.flatnonzero(y == 1)[:5], np.flatnonzero(y == 0)[:15]]
     yy = np.full(200, -1)
     yy[labeled] = y[labeled]
     unlabeled = yy == -1
