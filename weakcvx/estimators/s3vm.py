@@ -201,7 +201,7 @@ class SemiSupervisedScoreMixin:
         return accuracy_score(y[labeled], self.predict(X_labeled), sample_weight=sample_weight)
 
 
-#: ``S3VM`` warns when the labeled class ratio and the positive fraction that a supervised SVM
+#: ``S3VM`` warns when the imposed fraction of positives and the one that a supervised SVM
 #: predicts on the unlabeled points differ by more than this.
 BALANCE_WARNING_GAP = 0.25
 
@@ -221,12 +221,6 @@ PREDICTED_FRACTION_RAMP = 8
 #: labeled ratio is kept (a cross-validation of so few labels misjudged digits 3/8 with 7
 #: labels: docs/methods/s3vm.rst, "The balance").
 BALANCE_CV_FOLDS = 5
-
-#: Weight of the SVM's predicted fraction when the labeled counts differ and a class has fewer
-#: than ``BALANCE_CV_FOLDS`` labels (no cross-validation), reached by the ramp above: the two
-#: estimates, both rough with so few labels, count alike (chosen on split seeds 0-9 and 30-39
-#: of the peers gap data and 120-124 of digit pairs, docs/methods/s3vm.rst, "The balance").
-FEW_LABELS_WEIGHT = 0.5
 
 #: Default ``C`` of :class:`S3VM` with the RBF, polynomial or a precomputed kernel.
 KERNEL_C = 2.0
@@ -267,9 +261,8 @@ def predicted_fraction_weight(y_known, cv_accuracy=None):
         \sigma_L^2 = \frac{p_L (1 - p_L)}{|L|},
 
     so an SVM that is often wrong leaves the labeled ratio in place and one that is rarely
-    wrong replaces it. Without ``cv_accuracy`` (:class:`S3VM` runs the cross-validation only
-    with ``BALANCE_CV_FOLDS`` = 5 or more labeled points of each class) the weight is
-    ``FEW_LABELS_WEIGHT · min(1, (|L| − 2) / 8)`` = ``min(1, (|L| − 2) / 8) / 2``.
+    wrong replaces it; ``w = 0`` when ``cv_accuracy`` is ``None`` (:class:`S3VM` runs the
+    cross-validation only with ``BALANCE_CV_FOLDS`` = 5 or more labeled points of each class).
 
     Examples
     --------
@@ -277,15 +270,15 @@ def predicted_fraction_weight(y_known, cv_accuracy=None):
     >>> y_known = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0])
     >>> round(predicted_fraction_weight(y_known, cv_accuracy=0.9), 4)  # σ_L² = 0.25 · 0.75 / 12
     0.6098
-    >>> predicted_fraction_weight(y_known, cv_accuracy=None)  # 12 labeled points: ramp 1
-    0.5
+    >>> predicted_fraction_weight(y_known, cv_accuracy=None)
+    0.0
     """
     labeled = y_known[y_known != 0]
-    ramp = min(1.0, max(0, labeled.size - 2) / PREDICTED_FRACTION_RAMP)
     if as_many_per_class(y_known):
-        return PREDICTED_FRACTION_WEIGHT * ramp
+        extra = max(0, labeled.size - 2)
+        return PREDICTED_FRACTION_WEIGHT * min(1.0, extra / PREDICTED_FRACTION_RAMP)
     if cv_accuracy is None:
-        return FEW_LABELS_WEIGHT * ramp
+        return 0.0
     ratio = float(np.mean(labeled > 0))
     variance = ratio * (1.0 - ratio) / labeled.size
     return variance / (variance + (1.0 - float(cv_accuracy)) ** 2)
@@ -350,9 +343,9 @@ def default_positive_fraction(y_known, scores, weight=None, cv_accuracy=None):
 
 
 def _warn_if_balance_disagrees(problem, y_known, scores):
-    """Warn when the labeled class ratio disagrees with what an SVM trained on the labeled
-    points predicts on the unlabeled points, when that SVM classifies every labeled point
-    correctly: the default balance then rests on two estimates far apart
+    """Warn when the imposed count of positives disagrees with what an SVM trained on the
+    labeled points predicts on the unlabeled points, when that SVM classifies every labeled
+    point correctly: the default balance then rests on two estimates far apart
     (docs/methods/s3vm.rst, "The balance"). ``scores`` are that SVM's
     (:func:`weakcvx.rounding.supervised_scores`).
     """
@@ -360,12 +353,13 @@ def _warn_if_balance_disagrees(problem, y_known, scores):
     if not unlabeled.any() or scores is None:
         return
     labeled_ratio = float(np.mean(y_known[~unlabeled] > 0))
+    imposed = problem.labelset.n_positive / int(unlabeled.sum())
     predicted = float(np.mean(scores[unlabeled] > 0))
     # only a supervised SVM that classifies every labeled point correctly is a credible
     # witness (on overlapping, imbalanced classes, e.g. haberman, it predicts the majority
     # class almost everywhere while the labeled ratio is right)
     separable = bool(np.all(y_known[~unlabeled] * scores[~unlabeled] > 0))
-    if separable and abs(predicted - labeled_ratio) > BALANCE_WARNING_GAP:
+    if separable and abs(predicted - imposed) > BALANCE_WARNING_GAP:
         warn(
             f"S3VM: the balance constraint puts {problem.labelset.n_positive} of the "
             f"{int(unlabeled.sum())} unlabeled points in the positive class (labeled class "
@@ -638,8 +632,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         split seeds 20-29 and 90-94 of UCI and generated sets: docs/methods/s3vm.rst, "The
         balance"). The number of positives is ``fraction · u`` rounded half up (``u``
         unlabeled points; 0.5 · 5 → 3). It is a hard constraint (WellSVM eq. 17): with
-        ``None``, a ``UserWarning`` says when the labeled ratio and the SVM's fraction are
-        more than 0.25 apart and that SVM separates the labeled points.
+        ``None``, a ``UserWarning`` says when the imposed fraction and the SVM's are more than
+        0.25 apart and that SVM separates the labeled points.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
