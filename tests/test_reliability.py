@@ -66,8 +66,9 @@ REST = {
 }
 X_ESTIMATORS = sorted(REST)
 ALL_ESTIMATORS = X_ESTIMATORS + ["MultiInstanceSVM"]
-#: estimators whose default kernel needs dense X (the linear kernel keeps sparse X sparse)
-DENSE_ONLY = {"S3VM", "BranchAndBoundS3VM", "MaxMarginClustering", "BetaSVM", "MeanMap"}
+#: estimators that need dense X (the kernel estimators take sparse X: the linear kernel keeps
+#: it sparse, the others compute from a dense copy)
+DENSE_ONLY = {"MeanMap"}
 
 
 def _cut(a, stop):
@@ -109,18 +110,32 @@ def test_mismatched_lengths_are_refused(name):
 
 @pytest.mark.parametrize("name", sorted(DENSE_ONLY))
 def test_sparse_where_dense_is_required(name):
-    # the kernel estimators name the way out (kernel='linear'); MeanMap has no kernel
-    with pytest.raises(TypeError, match="Sparse data was passed for X|sparse input is supported "
-                                        "with kernel='linear' only"):
+    # MeanMap has no kernel
+    with pytest.raises(TypeError, match="Sparse data was passed for X"):
         _make(name).fit(sp.csr_matrix(X), *REST[name])
 
 
 @pytest.mark.parametrize("name", sorted(set(X_ESTIMATORS) - DENSE_ONLY))
-def test_sparse_accepted_with_the_linear_kernel_gives_the_dense_answer(name):
-    """Not a bad input: the linear kernel keeps sparse X sparse, with the same model."""
+def test_sparse_accepted_gives_the_dense_answer(name):
+    """Not a bad input: the linear kernel keeps sparse X sparse, the other kernels compute from
+    a dense copy, with the same model either way (fit and predict on sparse rows)."""
     dense = _make(name).fit(X, *REST[name]).decision_function(X)
-    sparse = _make(name).fit(sp.csr_matrix(X), *REST[name]).decision_function(X)
+    sparse = _make(name).fit(sp.csr_matrix(X), *REST[name]).decision_function(sp.csr_matrix(X))
     np.testing.assert_allclose(sparse, dense, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["S3VM", "MaxMarginClustering", "BetaSVM"])
+def test_sparse_rows_too_wide_for_a_dense_copy_are_refused_by_the_budget(name):
+    """The RBF kernel's dense copy of sparse X counts against the memory budget: above it, a
+    MemoryBudgetError that names the copy and the linear kernel, not a silent blow-up."""
+    wide = sp.random(N, 5000, density=0.01, format="csr", random_state=0) + sp.csr_matrix(
+        np.c_[X, np.zeros((N, 4998))])
+    wc.set_config(memory_budget=N * 5000 * 8 - 1)
+    try:
+        with pytest.raises(wc.MemoryBudgetError, match="sparse `X`.*linear kernel"):
+            _make(name).fit(wide.tocsr(), *REST[name])
+    finally:
+        wc.set_config(memory_budget=None)
 
 
 # --- targets: wrong label values, one class only, infeasible constraints -------------------

@@ -12,6 +12,7 @@ from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils import check_random_state
@@ -234,13 +235,16 @@ class KernelModelMixin:
                 f"{options} or a positive number. Got {self.gamma!r} instead.")
 
     def _validate_X(self, X, reset=True):
-        if self.kernel != "linear" and hasattr(X, "tocsr"):  # a scipy.sparse matrix or array
-            raise TypeError(f"`X` must be dense for {type(self).__name__}(kernel="
-                            f"{self.kernel!r}): sparse input is supported with kernel='linear' "
-                            "only. Got a sparse matrix; use kernel='linear' or X.toarray().")
-        accept_sparse = "csr" if self.kernel == "linear" else False
-        return validate_X(self, X, reset=reset, accept_sparse=accept_sparse, dtype=np.float64,
-                          ensure_min_samples=2 if reset else 1)
+        """``X`` checked as scikit-learn does; sparse ``X`` stays sparse (CSR) with the linear
+        kernel, and the other kernels, computed from dense rows, get a dense copy within the
+        memory budget (``MemoryBudgetError`` above it, naming the linear kernel)."""
+        X = validate_X(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
+                       ensure_min_samples=2 if reset else 1)
+        if self.kernel != "linear" and sp.issparse(X):
+            check_dense_size(X.shape[0], X.shape[1], what="copy of the sparse `X` (the "
+                             f"{self.kernel!r} kernel is computed from dense rows)")
+            X = X.toarray()
+        return X
 
     def _problem_inputs(self, X, dense_only=False):
         """Return kwargs for :class:`WeakLabelProblem` (``kernel=`` or ``features=``) and keep

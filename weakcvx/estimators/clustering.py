@@ -224,7 +224,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.kernel == "linear"
+        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
@@ -234,7 +234,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
         y : ignored
 
         Returns

@@ -312,7 +312,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
-        tags.input_tags.sparse = self.kernel == "linear"
+        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         return tags
 
     def _fit_standardization(self, X):
@@ -351,7 +351,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
         candidates : array-like of shape (n_samples, n_classes), boolean-like; or class labels
             of shape (n_samples,); or a list of n_samples Python sets of class labels
             ``True`` where the class is possible; a row with one True is a fully labeled point.
@@ -435,7 +435,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -453,7 +453,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -467,7 +467,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or sparse (linear kernel) of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), or (n_samples, n_classes) boolean-like, or a list
             of Python sets
             Class labels: the usual accuracy. A candidate matrix (columns in the order of
