@@ -234,6 +234,11 @@ class KernelModelMixin:
                 f"The 'gamma' parameter of {type(self).__name__} must be one of "
                 f"{options} or a positive number. Got {self.gamma!r} instead.")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # see _validate_X
+        return tags
+
     def _validate_X(self, X, reset=True):
         """``X`` checked as scikit-learn does; sparse ``X`` stays sparse (CSR) with the linear
         kernel, and the other kernels, computed from dense rows, get a dense copy within the

@@ -270,7 +270,6 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 

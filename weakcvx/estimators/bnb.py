@@ -165,7 +165,6 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 

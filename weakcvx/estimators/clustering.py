@@ -224,7 +224,6 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 

@@ -312,7 +312,6 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         return tags
 
     def _fit_standardization(self, X):

@@ -273,7 +273,6 @@ class _ProportionFitMixin:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.target_tags.required = True
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = getattr(self, "kernel", None) == "precomputed"
         return tags
 

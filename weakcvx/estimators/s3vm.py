@@ -767,7 +767,6 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = True  # dense copies for the kernels other than linear
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
