@@ -143,8 +143,9 @@ def test_sparse_rows_too_wide_for_a_dense_copy_are_refused_by_the_budget(name):
 _Y_ONE_CLASS = np.where(Y_SSL == 0, -1, Y_SSL)
 _NAN = np.full(N, np.nan)
 TARGET_CASES = [
-    ("S3VM", (_Y_ONE_CLASS,), {}, "`y` must contain exactly two classes"),
-    ("S3VM", (np.where(Y_SSL == 0, 3, Y_SSL) + (np.arange(N) == 2) * 6,), {}, "`y`.*two"),
+    ("S3VM", (_Y_ONE_CLASS,), {}, "`y` must contain at least two classes"),
+    ("BranchAndBoundS3VM", (np.where(Y_SSL == 0, 3, Y_SSL) + (np.arange(N) == 2) * 6,), {},
+     "`y`.*two"),
     ("S3VM", (_NAN,), {}, "`y` must not contain NaN"),
     ("S3VM", (np.array(["a"] * N),), {}, "`y` must be numeric"),
     ("S3VM", (np.c_[Y_SSL, Y_SSL],), {}, "`y` must be a 1-D"),
@@ -375,10 +376,10 @@ def test_proportions_outside_the_unit_interval_are_refused(p):
 @settings(max_examples=40, deadline=None)
 @given(y=hnp.arrays(np.int64, N, elements=st.integers(-3, 3)))
 def test_semi_supervised_targets_fit_or_name_y(y):
-    """Any integer target: with exactly two classes among the non −1 entries it fits and the
+    """Any integer target: with two classes or more among the non −1 entries it fits and the
     transduction keeps every given label; otherwise a ValueError names `y`."""
     classes = np.unique(y[y != -1])
-    if classes.size == 2:
+    if classes.size >= 2:
         est = wc.S3VM(max_iter=2, random_state=0, kernel="linear").fit(X, y)
         assert np.array_equal(est.transduction_[y != -1], y[y != -1])
         assert set(np.unique(est.predict(X))) <= set(classes)

@@ -391,7 +391,9 @@ class KernelModelMixin:
 
     def decision_function(self, X):
         """Signed distance-like score ``f(x) = Σ_i β_i k(x_i, x)`` (+ offset); positive means
-        ``classes_[1]``.
+        ``classes_[1]``. Fitted one class against the rest (``estimators_``: :class:`weakcvx.S3VM`
+        with more than two classes), one column per class, the score of ``estimators_[k]``
+        (scikit-learn's ``decision_function_shape="ovr"``).
 
         Parameters
         ----------
@@ -400,8 +402,11 @@ class KernelModelMixin:
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or (n_samples, n_classes) one against the rest
         """
+        if hasattr(self, "estimators_"):
+            X = self._validate_X(X, reset=False)
+            return np.column_stack([e._decision_validated(X) for e in self.estimators_])
         check_is_fitted(self, "dual_coef_")
         return self._decision_validated(self._validate_X(X, reset=False))
 

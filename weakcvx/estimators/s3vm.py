@@ -51,6 +51,24 @@ def check_semi_supervised_target(y, n_samples):
     values form exactly two classes. Returns ``(classes, y_known)`` with ``y_known`` in
     {+1 (classes[1]), −1 (classes[0]), 0 (unlabeled)}.
 
+    The checks are those of :func:`check_semi_supervised_classes`, which takes more than two
+    classes.
+    """
+    classes, codes = check_semi_supervised_classes(y, n_samples, max_classes=2)
+    return classes, one_vs_rest_known(codes, 1)
+
+
+def one_vs_rest_known(codes, k):
+    """``y_known`` of class ``k`` against the rest: +1 where ``codes == k``, −1 on the other
+    labeled rows, 0 on the unlabeled ones (``codes == -1``)."""
+    return np.where(codes < 0, 0.0, np.where(codes == k, 1.0, -1.0))
+
+
+def check_semi_supervised_classes(y, n_samples, max_classes=None):
+    """Validate scikit-learn's semi-supervised targets: ``-1`` marks unlabeled points, the other
+    values form at least two classes (at most ``max_classes``). Returns ``(classes, codes)``
+    with ``codes[i]`` the index of row i's class in ``classes`` and −1 for unlabeled rows.
+
     As in :class:`sklearn.semi_supervised.SelfTrainingClassifier`, string class labels are
     accepted in an array of ``dtype=object`` whose unlabeled entries are the integer ``-1``
     (a list such as ``["yes", "no", -1]`` is read as one); an array of strings (``dtype`` str)
@@ -103,18 +121,18 @@ def check_semi_supervised_target(y, n_samples):
     if y.dtype.kind == "O" and any(isinstance(v, float) and not np.isfinite(v)
                                    for v in classes):
         raise ValueError("`y` must not contain NaN or inf.")
-    if classes.size > 2:
+    if max_classes is not None and classes.size > max_classes:
         raise ValueError("Only binary classification is supported: `y` must contain exactly two "
                          "classes among labeled points (entries other than -1). Got classes "
                          f"{classes.tolist()}.")
-    if classes.size != 2:
-        raise ValueError("`y` must contain exactly two classes among labeled points (entries "
+    if classes.size < 2:
+        expected = "exactly two" if max_classes == 2 else "at least two"
+        raise ValueError(f"`y` must contain {expected} classes among labeled points (entries "
                          f"other than -1). Got classes {classes.tolist()}.")
     _warn_about_conventions(y, labeled, classes)
-    y_known = np.zeros(n_samples)
-    y_known[labeled & (y == classes[1])] = 1.0
-    y_known[labeled & (y == classes[0])] = -1.0
-    return classes, y_known
+    codes = np.full(n_samples, -1, dtype=np.intp)
+    codes[labeled] = np.searchsorted(classes, y[labeled])
+    return classes, codes
 
 
 def _warn_about_conventions(y, labeled, classes):
@@ -597,6 +615,13 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     - ``"sdp"``: the SDP relaxation (De Bie & Cristianini 2006), rounded; at most
       ``weakcvx.sdp.DEFAULT_MAX_N`` (200) points.
 
+    More than two classes: one against the rest, as scikit-learn's
+    ``SVC(decision_function_shape="ovr")`` reports it. ``estimators_[k]`` is the two-class S3VM
+    above for class ``classes_[k]`` (1) against the other labeled classes (0), on all the
+    unlabeled points with its own defaults (balance, width); ``decision_function`` has one
+    column per class and ``predict`` takes the largest (docs/methods/s3vm.rst, "More than two
+    classes").
+
     Parameters
     ----------
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
@@ -670,22 +695,32 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     transduction_ : ndarray (n_samples,)
-        Class label of every training point (labeled points keep theirs).
+        Class label of every training point (labeled points keep theirs; with more than two
+        classes, the unlabeled ones get the class of the largest score).
     objective_ : float
-        ``J(transduction)``, the SVM objective of the returned labeling.
+        ``J(transduction)``, the SVM objective of the returned labeling (with more than two
+        classes, the sum over ``estimators_`` of theirs).
+    estimators_ : list of S3VM
+        Only with more than two classes: ``estimators_[k]`` separates ``classes_[k]`` (its
+        class 1) from the rest (0); each holds the attributes below for its problem.
+    n_classes_ : int
+        Only with more than two classes.
     costs_ : tuple of float
         ``(C, C_unlabeled)`` as used, the defaults resolved.
     gamma_ : float or None
         The kernel width used (``gamma`` resolved, or chosen by ``"select"``); None for the
-        linear and precomputed kernels.
+        linear and precomputed kernels. With more than two classes an array of one width per
+        class (NaN for None).
     lower_bound_ : float
         A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
         ``oracle="exact"``), else NaN. For ``"exact"`` stopped by a limit, the smallest bound
-        over the open nodes of the search.
-    n_iter_ : int
+        over the open nodes of the search. With more than two classes, the sum of the
+        estimators' bounds (a bound of the sum of their objectives).
+    n_iter_ : int, or ndarray of shape (n_classes,) with more than two classes
     history_ : list of dict
+        Two classes only (with more, in ``estimators_``), as ``result_`` and ``dual_coef_``.
     result_ : SolveResult
     dual_coef_ : ndarray (n_samples,)
 
@@ -706,6 +741,16 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     >>> clf = wc.S3VM(C=10, gamma=2.0).fit(X, y)
     >>> clf.transduction_.shape
     (60,)
+
+    Three classes, one S3VM per class against the rest:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> y_ssl = np.where(np.arange(150) % 10 == 0, y, -1)     # 15 labeled points
+    >>> clf = wc.S3VM(random_state=0).fit(X, y_ssl)
+    >>> clf.decision_function(X).shape
+    (150, 3)
     """
 
     _parameter_constraints = {
@@ -766,7 +811,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True  # one against the rest
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
@@ -778,9 +823,10 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class of each point, ``-1`` for unlabeled points (scikit-learn's convention);
-            exactly two classes among the others. String classes: an array of
-            ``dtype=object`` with the integer ``-1`` for unlabeled points.
+            Class of each point, ``-1`` for unlabeled points (scikit-learn's convention); two
+            classes or more among the others (more than two: one S3VM per class against the
+            rest). String classes: an array of ``dtype=object`` with the integer ``-1`` for
+            unlabeled points.
 
         Returns
         -------
@@ -793,7 +839,47 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
             ``relaxation="sdp"`` on more than ``weakcvx.sdp.DEFAULT_MAX_N`` points.
         """
         X = self._validate_X(X)
-        self.classes_, y_known = check_semi_supervised_target(y, X.shape[0])
+        classes, codes = check_semi_supervised_classes(y, X.shape[0])
+        if classes.size > 2:
+            return self._fit_one_vs_rest(X, classes, codes)
+        for name in ("estimators_", "n_classes_"):  # of an earlier fit with more classes
+            self.__dict__.pop(name, None)
+        self.classes_ = classes
+        return self._fit_known(X, one_vs_rest_known(codes, 1))
+
+    def _fit_one_vs_rest(self, X, classes, codes):
+        """More than two classes: one S3VM per class against the rest (``estimators_[k]``,
+        classes 0 = the rest and 1 = ``classes[k]``), on the validated rows ``X``."""
+        for name in ("dual_coef_", "X_fit_", "coef_", "intercept_", "result_", "history_"):
+            self.__dict__.pop(name, None)  # of an earlier two-class fit
+        self.classes_, self.n_classes_ = classes, classes.size
+        self.estimators_ = []
+        for k in range(classes.size):
+            binary = clone(self)
+            binary.n_features_in_ = self.n_features_in_
+            binary.classes_ = np.array([0, 1])
+            with verbose_logging(self.verbose):
+                if self.verbose:
+                    logger.info("S3VM: class %r against the rest (%d of %d)", classes[k],
+                                k + 1, classes.size)
+            self.estimators_.append(binary._fit_known(X, one_vs_rest_known(codes, k)))
+        scores = self._one_vs_rest_scores(X)
+        self.transduction_ = classes[np.where(codes >= 0, codes, scores.argmax(axis=1))]
+        self.objective_ = float(sum(e.objective_ for e in self.estimators_))
+        self.lower_bound_ = float(sum(e.lower_bound_ for e in self.estimators_))
+        self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
+        self.gamma_ = np.array([np.nan if e.gamma_ is None else e.gamma_
+                                for e in self.estimators_])
+        self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+        return self
+
+    def _one_vs_rest_scores(self, X):
+        """Decision values of ``estimators_`` on validated rows, one column per class."""
+        return np.column_stack([e._decision_validated(X) for e in self.estimators_])
+
+    def _fit_known(self, X, y_known):
+        """The two-class fit on validated rows ``X`` and ``y_known`` in {+1 (``classes_[1]``),
+        −1, 0 (unlabeled)}."""
         if self.relaxation == "sdp":
             check_sdp_size(self, X.shape[0])
         self._selected_gamma = None
@@ -896,6 +982,9 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         return labeling
 
     def predict(self, X):
-        """Class labels (``classes_[1]`` where ``decision_function > 0``)."""
+        """Class labels: ``classes_[1]`` where ``decision_function > 0``; with more than two
+        classes, the class of the largest score."""
         scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[scores.argmax(axis=1)]
         return self.classes_[(scores > 0).astype(np.intp)]
