@@ -169,6 +169,8 @@ def test_s3vm_more_classes_is_one_against_the_rest():
     assert np.array_equal(clf.transduction_[labeled], target[labeled])
     assert np.array_equal(clf.transduction_[~labeled], clf.predict(X[~labeled]))
     assert clf.n_iter_.shape == (3,) and np.all(clf.n_iter_ >= 1)
+    with pytest.raises(ValueError, match="positive_fraction.*two classes"):
+        wc.S3VM(positive_fraction=0.3).fit(X, target)
     # a two-class refit forgets the one-against-the-rest models
     clf.fit(X[y < 2], target[y < 2])
     assert not hasattr(clf, "estimators_") and clf.decision_function(X).shape == (X.shape[0],)

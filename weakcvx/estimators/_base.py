@@ -404,15 +404,15 @@ class KernelModelMixin:
         -------
         ndarray of shape (n_samples,), or (n_samples, n_classes) one against the rest
         """
-        if hasattr(self, "estimators_"):
-            X = self._validate_X(X, reset=False)
-            return np.column_stack([e._decision_validated(X) for e in self.estimators_])
-        check_is_fitted(self, "dual_coef_")
+        if not hasattr(self, "estimators_"):
+            check_is_fitted(self, "dual_coef_")
         return self._decision_validated(self._validate_X(X, reset=False))
 
     def _decision_validated(self, X):
         """:meth:`decision_function` on rows already validated (in ``fit``, where validating
         again would warn about a DataFrame's feature names)."""
+        if hasattr(self, "estimators_"):  # one against the rest: a column per class
+            return np.column_stack([e._decision_validated(X) for e in self.estimators_])
         if self.kernel == "linear":
             return np.asarray(X @ self.coef_).ravel() + self.intercept_
         if self.kernel == "precomputed":

@@ -649,7 +649,8 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         width"). For a polynomial kernel ``"select"`` is ``"mean_distance"``.
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
-        Fraction of positives among unlabeled points; ``None``: the labeled class ratio
+        Fraction of positives (``classes_[1]``) among unlabeled points, two classes only;
+        ``None``: the labeled class ratio
         blended with the fraction an SVM trained on the labeled points predicts on the
         unlabeled ones, weighted by the labels alone when they hold as many of each class (as
         labeling k per class gives) and otherwise by the binomial variance of the ratio against
@@ -679,7 +680,7 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
     time_limit : float or None, default=60.0
         ``relaxation="exact"`` only: stop the branch and bound after this many seconds (the
-        seed included). The best labeling found is kept, ``lower_bound_`` is then a certified
+        seed included; with more than two classes, for each class's problem). The best labeling found is kept, ``lower_bound_`` is then a certified
         lower bound below ``objective_``, ``result_.status`` is ``"time_limit"`` and a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so. ``None``: no limit (the search
         is exponential in the worst case: make_blobs with 60 points, 6 labeled, does not finish
@@ -850,6 +851,13 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
     def _fit_one_vs_rest(self, X, classes, codes):
         """More than two classes: one S3VM per class against the rest (``estimators_[k]``,
         classes 0 = the rest and 1 = ``classes[k]``), on the validated rows ``X``."""
+        if self.positive_fraction is not None:
+            raise ValueError(
+                f"`positive_fraction` is the fraction of classes_[1] among the unlabeled points, "
+                f"for two classes; `y` holds {classes.size} ({classes.tolist()}), fitted one "
+                "against the rest with each class's own default count. Got positive_fraction="
+                f"{self.positive_fraction!r}: leave it None, or fit S3VM(positive_fraction=p) "
+                "per class on a two-class target (class k as 1, the others 0, -1 unlabeled).")
         for name in ("dual_coef_", "X_fit_", "coef_", "intercept_", "result_", "history_"):
             self.__dict__.pop(name, None)  # of an earlier two-class fit
         self.classes_, self.n_classes_ = classes, classes.size
@@ -857,13 +865,15 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         for k in range(classes.size):
             binary = clone(self)
             binary.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                binary.feature_names_in_ = self.feature_names_in_
             binary.classes_ = np.array([0, 1])
             with verbose_logging(self.verbose):
                 if self.verbose:
-                    logger.info("S3VM: class %r against the rest (%d of %d)", classes[k],
+                    logger.info("S3VM: class %s against the rest (%d of %d)", classes[k],
                                 k + 1, classes.size)
             self.estimators_.append(binary._fit_known(X, one_vs_rest_known(codes, k)))
-        scores = self._one_vs_rest_scores(X)
+        scores = self._decision_validated(X)
         self.transduction_ = classes[np.where(codes >= 0, codes, scores.argmax(axis=1))]
         self.objective_ = float(sum(e.objective_ for e in self.estimators_))
         self.lower_bound_ = float(sum(e.lower_bound_ for e in self.estimators_))
@@ -872,10 +882,6 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
                                 for e in self.estimators_])
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
-
-    def _one_vs_rest_scores(self, X):
-        """Decision values of ``estimators_`` on validated rows, one column per class."""
-        return np.column_stack([e._decision_validated(X) for e in self.estimators_])
 
     def _fit_known(self, X, y_known):
         """The two-class fit on validated rows ``X`` and ``y_known`` in {+1 (``classes_[1]``),
