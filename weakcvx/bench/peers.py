@@ -16,7 +16,11 @@ other seeds (docs/methods/s3vm.rst, "The cost of unlabeled points"). A third tab
 with ``S3VM(gamma="mean_distance")`` (the width ``gamma="select"`` starts from), on data that
 meet the cluster assumption (two moons, noisier moons, circles: 600 generated rows, accuracy on
 2,000 fresh ones; digits 3 vs 8 standardized), 2% and 5% labeled (docs/methods/s3vm.rst, "The
-RBF width").
+RBF width"). A fourth runs ``S3VM()`` with more than two classes (one against the rest) beside
+the SVC, self-training and label spreading on iris, wine, digits and three shipped multi-class
+UCI sets (segment, satimage, penbased; at most 1,500 rows), 5% and 10% labeled by a stratified
+draw, split seeds 10-14 (quick: 10-11); no multi-class default was chosen (docs/methods/s3vm.rst,
+"More than two classes").
 
 The engine table runs label generation twice on each problem at the old default costs
 (C = 1, C_u = 0.1): with :meth:`RoundPolicy.paper` (WellSVM Algorithm 1 as published, the
@@ -291,6 +295,55 @@ def bench_ssl_manifold(seeds, fractions=MANIFOLD_FRACTIONS, sets=MANIFOLD_SETS):
     return records
 
 
+#: The multi-class table: scikit-learn's iris, wine and digits and three shipped multi-class UCI
+#: sets (at most ``MULTICLASS_ROWS`` rows drawn a seed), none used to choose a default.
+MULTICLASS_SETS = ("iris", "wine", "digits", "segment", "satimage", "penbased")
+MULTICLASS_ROWS = 1500
+MULTICLASS_SEEDS = tuple(range(10, 15))
+
+
+def multiclass_data(name, seed, max_rows=MULTICLASS_ROWS):
+    """``(X, y)`` of a multi-class table set, standardized, at most ``max_rows`` rows drawn."""
+    from sklearn import datasets as sk_datasets
+    from sklearn.preprocessing import StandardScaler
+
+    from weakcvx import datasets
+
+    loaders = {"iris": sk_datasets.load_iris, "wine": sk_datasets.load_wine,
+               "digits": sk_datasets.load_digits}
+    if name in loaders:
+        X, y = loaders[name](return_X_y=True)
+        X = StandardScaler().fit_transform(X)
+    else:
+        X, y = datasets.load_multiclass(name)
+    rows = np.random.default_rng(seed).permutation(len(y))[:max_rows]
+    return X[rows], y[rows]
+
+
+def bench_ssl_multiclass(seeds=MULTICLASS_SEEDS, fractions=(0.05, 0.1), sets=MULTICLASS_SETS):
+    """``S3VM()`` with more than two classes (one S3VM per class against the rest) beside the
+    SVC of the labeled rows, self-training and label spreading: stratified draws, accuracy on
+    the unlabeled rows, time ratio to one SVC fit with all labels."""
+    methods = {m: f for m, f in _ssl_methods().items()
+               if m in ("S3VM", "SVC (labeled)", "self-training", "LabelSpreading")}
+    _warm_up(methods)
+    records = []
+    for name in tqdm(sets, desc="multi-class sets", leave=False):
+        for fraction in fractions:
+            acc = {m: [] for m in methods}
+            ratio = {m: [] for m in methods}
+            for seed in seeds:
+                X, y = multiclass_data(name, seed)
+                labeled = labeled_mask(y, fraction, seed)
+                _fit_methods(methods, X, y, labeled, seed, _svc_seconds(X, y), acc, ratio)
+            records.append({"data": name, "n": len(y), "classes": int(np.unique(y).size),
+                            "fraction": fraction, **_ssl_record(acc, ratio)})
+    print(f"\nMore than two classes (iris, wine, digits; segment, satimage, penbased at most "
+          f"{MULTICLASS_ROWS} rows), stratified draws:")
+    _print_ssl(records, list(methods), seeds)
+    return records
+
+
 def _print_ssl(records, methods, seeds, where="on the unlabeled rows"):
     print(f"\nSemi-supervised, accuracy {where}: mean over split seeds "
           f"{seeds[0]}-{seeds[-1]} (min-max); time: median ratio to one SVC().fit with all "
@@ -436,6 +489,8 @@ def bench_peers(quick=False):
     out = {"ssl": bench_ssl(seeds)}
     out["ssl_random"] = bench_ssl_random(seeds)
     out["ssl_manifold"] = bench_ssl_manifold(seeds)
+    out["ssl_multiclass"] = bench_ssl_multiclass(MULTICLASS_SEEDS[:2] if quick
+                                                 else MULTICLASS_SEEDS)
     out["engine"] = bench_engine(seeds[:2] if quick else seeds[:3])
     out["mil"] = bench_mil_peers(tuple(range(2)) if quick else tuple(range(10)))
     out["llp"] = bench_llp_peers(seeds[:2] if quick else seeds[:5])

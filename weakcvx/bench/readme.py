@@ -193,14 +193,21 @@ def _beta_noise(records):
             "levels (the paper's Fig. 2 has it above at all)")
 
 
-def _peers(result):
-    parts = []
-    for fraction in sorted({r["fraction"] for r in result["ssl"]}):
-        rows = [r for r in result["ssl"] if r["fraction"] == fraction]
+def _by_fraction(records):
+    """``(fraction, rows, mean)`` per labeled fraction of a table's records, ``mean(method)``
+    the mean over those rows of the method's mean accuracy."""
+    for fraction in sorted({r["fraction"] for r in records}):
+        rows = [r for r in records if r["fraction"] == fraction]
 
         def mean(method, rows=rows):
             return _mean(r["accuracy"][method]["mean"] for r in rows)
 
+        yield fraction, rows, mean
+
+
+def _peers(result):
+    parts = []
+    for fraction, rows, mean in _by_fraction(result["ssl"]):
         ratio = float(np.median([r["ratio"]["S3VM"] for r in rows]))
         parts.append(f"{fraction:.0%} labeled, six UCI sets, held-out split seeds: S3VM "
                      f"**{mean('S3VM'):.3f}** vs SVC on the labeled rows {mean('SVC (labeled)'):.3f}, "
@@ -217,15 +224,15 @@ def _peers(result):
         parts.append(f"{fraction:.0%} labeled at random, {len(rows)} UCI sets: S3VM "
                      f"**{s3vm:.3f}** vs SVC on the labeled rows {svc:.3f} (more than 0.01 below "
                      f"it on {below})")
-    for fraction in sorted({r["fraction"] for r in result.get("ssl_manifold", [])}):
-        rows = [r for r in result["ssl_manifold"] if r["fraction"] == fraction]
-
-        def mean(method, rows=rows):
-            return _mean(r["accuracy"][method]["mean"] for r in rows)
-
+    for fraction, rows, mean in _by_fraction(result.get("ssl_manifold", [])):
         parts.append(f"{fraction:.0%} labeled, data with low-density gaps (two moons, noisier "
                      f"moons, circles, digits 3/8): S3VM **{mean('S3VM'):.3f}** vs "
                      f"S3VM(gamma=\"mean_distance\") {mean('S3VM mean_dist'):.3f}, SVC on the "
+                     f"labeled rows {mean('SVC (labeled)'):.3f}, self-training "
+                     f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}")
+    for fraction, rows, mean in _by_fraction(result.get("ssl_multiclass", [])):
+        parts.append(f"{fraction:.0%} labeled, {len(rows)} sets of 3-10 classes (one S3VM per "
+                     f"class against the rest): S3VM **{mean('S3VM'):.3f}** vs SVC on the "
                      f"labeled rows {mean('SVC (labeled)'):.3f}, self-training "
                      f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}")
     for r in result.get("mil", []):
