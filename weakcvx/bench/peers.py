@@ -16,11 +16,11 @@ other seeds (docs/methods/s3vm.rst, "The cost of unlabeled points"). A third tab
 with ``S3VM(gamma="mean_distance")`` (the width ``gamma="select"`` starts from), on data that
 meet the cluster assumption (two moons, noisier moons, circles: 600 generated rows, accuracy on
 2,000 fresh ones; digits 3 vs 8 standardized), 2% and 5% labeled (docs/methods/s3vm.rst, "The
-RBF width"). A fourth runs ``S3VM()`` with more than two classes (one against the rest) beside
-the SVC, self-training and label spreading on iris, wine, digits and three shipped multi-class
-UCI sets (segment, satimage, penbased; at most 1,500 rows), 5% and 10% labeled by a stratified
-draw, split seeds 10-14 (quick: 10-11); no multi-class default was chosen (docs/methods/s3vm.rst,
-"More than two classes").
+RBF width"). A fourth runs ``S3VM()`` and ``BetaSVM()`` with more than two classes (one against
+the rest) beside the SVC, self-training and label spreading on iris, wine, digits and three
+shipped multi-class UCI sets (segment, satimage, penbased; at most 1,500 rows), 5% and 10%
+labeled by a stratified draw, split seeds 10-14 (quick: 10-11); no multi-class default was
+chosen (docs/methods/s3vm.rst, "More than two classes").
 
 The engine table runs label generation twice on each problem at the old default costs
 (C = 1, C_u = 0.1): with :meth:`RoundPolicy.paper` (WellSVM Algorithm 1 as published, the
@@ -321,11 +321,11 @@ def multiclass_data(name, seed, max_rows=MULTICLASS_ROWS):
 
 
 def bench_ssl_multiclass(seeds=MULTICLASS_SEEDS, fractions=(0.05, 0.1), sets=MULTICLASS_SETS):
-    """``S3VM()`` with more than two classes (one S3VM per class against the rest) beside the
-    SVC of the labeled rows, self-training and label spreading: stratified draws, accuracy on
-    the unlabeled rows, time ratio to one SVC fit with all labels."""
+    """``S3VM()`` and ``BetaSVM()`` with more than two classes (one per class against the
+    rest) beside the SVC of the labeled rows, self-training and label spreading: stratified
+    draws, accuracy on the unlabeled rows, time ratio to one SVC fit with all labels."""
     methods = {m: f for m, f in _ssl_methods().items()
-               if m in ("S3VM", "SVC (labeled)", "self-training", "LabelSpreading")}
+               if m in ("S3VM", "BetaSVM", "SVC (labeled)", "self-training", "LabelSpreading")}
     _warm_up(methods)
     records = []
     for name in tqdm(sets, desc="multi-class sets", leave=False):

@@ -233,7 +233,10 @@ def _peers(result):
     for fraction, rows, mean in _by_fraction(result.get("ssl_multiclass", [])):
         parts.append(f"{fraction:.0%} labeled, {len(rows)} sets of 3-10 classes (one S3VM per "
                      f"class against the rest): S3VM **{mean('S3VM'):.3f}** vs SVC on the "
-                     f"labeled rows {mean('SVC (labeled)'):.3f}, self-training "
+                     f"labeled rows {mean('SVC (labeled)'):.3f}"
+                     + (f", BetaSVM {mean('BetaSVM'):.3f}" if "BetaSVM" in rows[0]["accuracy"]
+                        else "")
+                     + f", self-training "
                      f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}")
     for r in result.get("mil", []):
         acc = r["accuracy"]

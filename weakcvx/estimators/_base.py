@@ -199,6 +199,50 @@ def integer_seed(random_state):
     return int(check_random_state(random_state).randint(2**31 - 1))
 
 
+class OneVsRestMixin:
+    """More than two classes, one against the rest (scikit-learn's
+    ``SVC(decision_function_shape="ovr")`` reports the same shape): ``estimators_[k]`` is the
+    estimator's own two-class fit of class ``classes_[k]`` (its class 1) against the other
+    labeled classes (0); :meth:`KernelModelMixin.decision_function` then has one column per
+    class, and the class of the largest column is predicted."""
+
+    #: Attributes of a two-class fit that a fit one against the rest does not have.
+    _two_class_attributes = ("dual_coef_", "X_fit_", "coef_", "intercept_", "result_",
+                             "history_", "beta_", "converged_", "status_")
+
+    def _fit_one_vs_rest(self, X, classes, fit_class):
+        """Fit ``estimators_``: ``fit_class(binary, k)`` fits ``binary`` (an unfitted clone)
+        for class ``k`` against the rest and returns it. Returns the scores on the rows ``X``
+        (validated), one column per class."""
+        from sklearn.base import clone
+
+        for name in self._two_class_attributes:
+            self.__dict__.pop(name, None)  # of an earlier two-class fit
+        self.classes_, self.n_classes_ = classes, classes.size
+        self.estimators_ = []
+        for k in range(classes.size):
+            binary = clone(self)
+            binary.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                binary.feature_names_in_ = self.feature_names_in_
+            binary.classes_ = np.array([0, 1])
+            if self.verbose:
+                with verbose_logging(self.verbose):
+                    logger.info("%s: class %s against the rest (%d of %d)", type(self).__name__,
+                                classes[k], k + 1, classes.size)
+            binary = fit_class(binary, k)
+            binary.classes_ = np.array([0, 1])
+            self.estimators_.append(binary)
+        self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+        self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
+        return self._decision_validated(X)
+
+    def _forget_one_vs_rest(self):
+        """Drop the attributes of an earlier fit with more than two classes."""
+        for name in ("estimators_", "n_classes_"):
+            self.__dict__.pop(name, None)
+
+
 class KernelModelMixin:
     """Kernel handling for estimators whose model is ``f(x) = Σ_i β_i k(x_i, x)``.
 

@@ -16,9 +16,9 @@ from .._validation import (check_classes, check_not_continuous, check_real, dens
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, spread_scaled_cost, verbose_logging,
-                    warn_if_unscaled)
-from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_target
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, spread_scaled_cost,
+                    verbose_logging, warn_if_unscaled)
+from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_classes, one_vs_rest_known
 
 
 #: Default ``C`` of :class:`BetaSVM` with a non-linear (or precomputed) kernel.
@@ -33,6 +33,14 @@ LINEAR_C_DIAGONAL = 16.0
 
 def _two_class_target(y, n_samples):
     """Classes and ±1 labels of a fully labeled binary target."""
+    classes, codes = _class_codes(y, n_samples, max_classes=2)
+    return classes, np.where(codes == 1, 1.0, -1.0)
+
+
+def _class_codes(y, n_samples, max_classes=None):
+    """Classes of a fully labeled target (at least two, at most ``max_classes``) and every
+    row's index into them. Warns when ``-1``, the unlabeled marker of ``init="ssl"``, is one
+    of more than two classes."""
     y = np.asarray(check_real(ravel_column(y), "y"))
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
@@ -42,16 +50,28 @@ def _two_class_target(y, n_samples):
                          f"Got {y[~np.isfinite(y)][:5]} instead.")
     check_not_continuous(y)
     classes = check_classes(y, "y")
-    if classes.size != 2:
-        raise ValueError(f"`y` must contain exactly two classes. Got classes "
+    if classes.size < 2 or (max_classes is not None and classes.size > max_classes):
+        expected = "exactly two" if max_classes == 2 else "at least two"
+        raise ValueError(f"`y` must contain {expected} classes. Got classes "
                          f"{classes.tolist()}.")
-    return classes, np.where(y == classes[1], 1.0, -1.0)
+    if classes.size > 2 and y.dtype.kind in "iuf" and np.any(y == -1):
+        warn("`y` holds -1 among more than two classes: it is read as a class, one of "
+             f"{classes.size}, since every row is labeled with this init. If -1 marks "
+             "unlabeled rows (scikit-learn's semi-supervised convention), use init='ssl'.",
+             UserWarning)
+    return classes, np.searchsorted(classes, y)
 
 
 def _ssl_target(y, n_samples):
     """:func:`check_semi_supervised_target`, with a hint when y looks like ±1 labels."""
+    classes, codes = _ssl_classes(y, n_samples, max_classes=2)
+    return classes, one_vs_rest_known(codes, 1)
+
+
+def _ssl_classes(y, n_samples, max_classes=None):
+    """:func:`check_semi_supervised_classes`, with a hint when y looks like ±1 labels."""
     try:
-        return check_semi_supervised_target(y, n_samples)
+        return check_semi_supervised_classes(y, n_samples, max_classes=max_classes)
     except ValueError as exc:
         values = np.asarray(y) if y is not None else np.array([])
         if values.dtype.kind in "iuf" and set(np.unique(values).tolist()) <= {-1, 1}:
@@ -91,7 +111,7 @@ FACTOR_TRACE_TOL = 0.05
 FACTOR_MAX_RANK = 1000
 
 
-class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
+class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     r"""β-SVM: an SVM whose points carry label confidences β, refined iteratively.
 
     Every point i has a row ``β_i = (β_i⁻, β_i⁺)`` on the simplex (column order ``classes_``)
@@ -119,6 +139,11 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
       docs/methods/beta.rst).
     - ``"given"``: ``fit(X, y=None, beta=...)``; all rows free (``beta_from_votes`` turns an
       expert vote matrix into β).
+
+    More than two classes (``"ssl"`` and ``"knn"``): one β-SVM per class against the rest,
+    ``estimators_[k]`` for class ``classes_[k]`` (its class 1) against the others (0), each with
+    the defaults above; ``decision_function`` has one column per class and ``predict`` takes
+    the largest (as :class:`~weakcvx.S3VM`; docs/methods/beta.rst).
 
     Parameters
     ----------
@@ -164,8 +189,8 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         the free rows between ``positive_fraction · m`` and its current value (see
         :func:`weakcvx.beta.p2_step`). ``"auto"`` uses the labeled class ratio under
         ``"ssl"`` and the mean initial ``β⁺`` of the free rows otherwise; ``None`` is the
-        paper's P2. ``"auto"`` was chosen on standardized breast_cancer with 1–5 labeled
-        points per class (docs/methods/beta.rst).
+        paper's P2 (a number: two classes only). ``"auto"`` was chosen on standardized
+        breast_cancer with 1–5 labeled points per class (docs/methods/beta.rst).
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
@@ -173,9 +198,16 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     costs_ : tuple of float
         ``(C, C_unlabeled)`` as resolved by ``fit`` (``(C, C)`` unless ``init="ssl"``).
+    estimators_ : list of BetaSVM
+        Only with more than two classes: ``estimators_[k]`` separates ``classes_[k]`` (1)
+        from the rest (0) and holds the attributes below for its problem (``beta_``,
+        ``dual_coef_``, ``intercept_``, ``coef_``, ``converged_``, ``status_`` and
+        ``history_`` are there only).
+    n_classes_ : int
+        Only with more than two classes.
     beta_ : ndarray of shape (n_samples, 2)
         The final β (the one the final hypothesis was trained on); labeled rows stay one-hot
         under ``"ssl"``.
@@ -185,7 +217,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     intercept_ : float
     coef_ : ndarray of shape (n_features,)
         Primal weights (linear kernel only).
-    n_iter_ : int
+    n_iter_ : int, or ndarray of shape (n_classes,) with more than two classes
         P1 fits performed (P2 steps + 1).
     converged_ : bool
         Whether the alternation met ε. When ``max_iter`` stopped it a ``ConvergenceWarning``
@@ -269,7 +301,7 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True  # init "ssl" and "knn": one against the rest
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
@@ -423,9 +455,9 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features), sparse with the linear kernel, or an
             (n_samples, n_samples) kernel matrix with ``kernel="precomputed"``.
         y : array-like of shape (n_samples,) or None
-            ``"ssl"``: classes with ``-1`` for unlabeled points; ``"knn"``: (noisy) labels of
-            two classes; ``"given"``: optional, only fixes ``classes_``; ``"proportions"``:
-            ignored.
+            ``"ssl"``: classes with ``-1`` for unlabeled points; ``"knn"``: (noisy) labels;
+            two classes or more (more: one β-SVM per class against the rest); ``"given"``:
+            optional, two classes, only fixes ``classes_``; ``"proportions"``: ignored.
             With ``"proportions"`` ``y`` may be the two-column targets of
             :func:`weakcvx.model_selection.bag_targets` instead of ``bags`` and ``proportions``.
         beta : array-like of shape (n_samples, 2) or None
@@ -442,6 +474,12 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X = self._validate_X(X)
+        if self.init in ("ssl", "knn") and y is not None and beta is None and bags is None \
+                and proportions is None:
+            classes, codes = (_ssl_classes if self.init == "ssl" else _class_codes)(y, X.shape[0])
+            if classes.size > 2:
+                return self._fit_beta_one_vs_rest(X, classes, codes)
+        self._forget_one_vs_rest()
         features, pivots = self._p1_features(X)
         K = None
         if features is None:
@@ -479,9 +517,31 @@ class BetaSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self.history_ = res.history
         return self
 
+    def _fit_beta_one_vs_rest(self, X, classes, codes):
+        """More than two classes (``init`` "ssl" or "knn"): one β-SVM per class against the
+        rest, on the validated rows ``X`` (``estimators_``)."""
+        if self.positive_fraction not in (None, "auto"):
+            raise ValueError(
+                f"`positive_fraction` is the fraction of classes_[1] for two classes; `y` holds "
+                f"{classes.size} ({classes.tolist()}), fitted one against the rest. Got "
+                f"positive_fraction={self.positive_fraction!r}: use 'auto' or None.")
+
+        def fit_class(binary, k):
+            # classes 1 (the rest) and 2 (class k): a 0/1 target would read as the modelling
+            # layer's convention when the rest outnumbers the unlabeled rows
+            target = np.where(codes == k, 2, 1)
+            return binary.fit(X, np.where(codes < 0, -1, target) if self.init == "ssl"
+                              else target)
+
+        self._fit_one_vs_rest(X, classes, fit_class)
+        return self
+
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where ``decision_function > 0``."""
+        """Class labels: ``classes_[1]`` where ``decision_function > 0``; with more than two
+        classes, the class of the largest score."""
         scores = self.decision_function(X)  # checks the fit first
+        if scores.ndim == 2:
+            return self.classes_[scores.argmax(axis=1)]
         return self.classes_[(scores > 0).astype(np.intp)]
 
     def score(self, X, y, sample_weight=None):

@@ -17,9 +17,10 @@ from ..cutting_plane import RoundPolicy, is_large
 from ..rounding import labeled_cv_accuracy, supervised_scores
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
-from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    logger, n_positive_from_fraction, round_cap_is_the_stopping_rule,
-                    rounded_labels_model, spread_scaled_cost, verbose_logging)
+from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin,
+                    integer_seed, logger, n_positive_from_fraction,
+                    round_cap_is_the_stopping_rule, rounded_labels_model, spread_scaled_cost,
+                    verbose_logging)
 
 
 def as_target_array(y):
@@ -588,7 +589,8 @@ def select_gamma(X, y_known, base, labeling, multiples=GAMMA_MULTIPLES,
     return float(gammas[min(passing, key=lambda j: (cut[j], j))])
 
 
-class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
+class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, ClassifierMixin,
+           BaseEstimator):
     r"""Semi-supervised SVM with a choice of relaxation.
 
     Solves the MIP of docs/design.rst §1 for the semi-supervised label set
@@ -842,13 +844,12 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
         X = self._validate_X(X)
         classes, codes = check_semi_supervised_classes(y, X.shape[0])
         if classes.size > 2:
-            return self._fit_one_vs_rest(X, classes, codes)
-        for name in ("estimators_", "n_classes_"):  # of an earlier fit with more classes
-            self.__dict__.pop(name, None)
+            return self._fit_s3vm_one_vs_rest(X, classes, codes)
+        self._forget_one_vs_rest()
         self.classes_ = classes
         return self._fit_known(X, one_vs_rest_known(codes, 1))
 
-    def _fit_one_vs_rest(self, X, classes, codes):
+    def _fit_s3vm_one_vs_rest(self, X, classes, codes):
         """More than two classes: one S3VM per class against the rest (``estimators_[k]``,
         classes 0 = the rest and 1 = ``classes[k]``), on the validated rows ``X``."""
         if self.positive_fraction is not None:
@@ -858,29 +859,13 @@ class S3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierMixin, BaseEsti
                 "against the rest with each class's own default count. Got positive_fraction="
                 f"{self.positive_fraction!r}: leave it None, or fit S3VM(positive_fraction=p) "
                 "per class on a two-class target (class k as 1, the others 0, -1 unlabeled).")
-        for name in ("dual_coef_", "X_fit_", "coef_", "intercept_", "result_", "history_"):
-            self.__dict__.pop(name, None)  # of an earlier two-class fit
-        self.classes_, self.n_classes_ = classes, classes.size
-        self.estimators_ = []
-        for k in range(classes.size):
-            binary = clone(self)
-            binary.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                binary.feature_names_in_ = self.feature_names_in_
-            binary.classes_ = np.array([0, 1])
-            with verbose_logging(self.verbose):
-                if self.verbose:
-                    logger.info("S3VM: class %s against the rest (%d of %d)", classes[k],
-                                k + 1, classes.size)
-            self.estimators_.append(binary._fit_known(X, one_vs_rest_known(codes, k)))
-        scores = self._decision_validated(X)
+        scores = self._fit_one_vs_rest(
+            X, classes, lambda binary, k: binary._fit_known(X, one_vs_rest_known(codes, k)))
         self.transduction_ = classes[np.where(codes >= 0, codes, scores.argmax(axis=1))]
         self.objective_ = float(sum(e.objective_ for e in self.estimators_))
         self.lower_bound_ = float(sum(e.lower_bound_ for e in self.estimators_))
-        self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
         self.gamma_ = np.array([np.nan if e.gamma_ is None else e.gamma_
                                 for e in self.estimators_])
-        self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         return self
 
     def _fit_known(self, X, y_known):
