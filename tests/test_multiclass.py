@@ -81,3 +81,17 @@ def test_beta_knn_more_classes_and_the_minus_one_class():
     with pytest.warns(UserWarning, match="-1 .*read as a class.*init='ssl'"):
         clf = wc.BetaSVM(init="knn").fit(X, y - 1)
     assert np.array_equal(clf.classes_, [-1, 0, 1])
+
+
+def test_a_class_problem_that_warns_is_named():
+    """A warning of one class's problem says which class it is (a β-SVM drifting to one class
+    on a class with two labels among 1,797 digits is one of ten problems)."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = (X - X.mean(axis=0)) / np.maximum(X.std(axis=0), 1e-12)
+    y_semi = np.full_like(y, -1)
+    for c in range(10):
+        y_semi[np.flatnonzero(y == c)[:2]] = c
+    with pytest.warns(UserWarning, match=r"^class \d against the rest: BetaSVM predicts"):
+        wc.BetaSVM().fit(X, y_semi)

@@ -230,7 +230,12 @@ class OneVsRestMixin:
                 with verbose_logging(self.verbose):
                     logger.info("%s: class %s against the rest (%d of %d)", type(self).__name__,
                                 classes[k], k + 1, classes.size)
-            binary = fit_class(binary, k)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                binary = fit_class(binary, k)
+            for caught_warning in caught:  # say which class's problem warned
+                warnings.warn(f"class {classes[k]} against the rest: {caught_warning.message}",
+                              caught_warning.category, stacklevel=3)
             binary.classes_ = np.array([0, 1])
             self.estimators_.append(binary)
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
