@@ -440,9 +440,10 @@ class KernelModelMixin:
 
     def decision_function(self, X):
         """Signed distance-like score ``f(x) = Σ_i β_i k(x_i, x)`` (+ offset); positive means
-        ``classes_[1]``. Fitted one class against the rest (``estimators_``: :class:`weakcvx.S3VM`
-        with more than two classes), one column per class, the score of ``estimators_[k]``
-        (scikit-learn's ``decision_function_shape="ovr"``).
+        ``classes_[1]``. Fitted one class against the rest (``estimators_``:
+        :class:`weakcvx.S3VM` and :class:`weakcvx.BetaSVM` with more than two classes), one
+        column per class, the score of ``estimators_[k]`` (scikit-learn's
+        ``decision_function_shape="ovr"``).
 
         Parameters
         ----------

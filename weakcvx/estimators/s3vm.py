@@ -652,16 +652,16 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of positives (``classes_[1]``) among unlabeled points, two classes only;
-        ``None``: the labeled class ratio
-        blended with the fraction an SVM trained on the labeled points predicts on the
-        unlabeled ones, weighted by the labels alone when they hold as many of each class (as
-        labeling k per class gives) and otherwise by the binomial variance of the ratio against
-        that SVM's cross-validated error rate (:func:`default_positive_fraction`; chosen on
-        split seeds 20-29 and 90-94 of UCI and generated sets: docs/methods/s3vm.rst, "The
-        balance"). The number of positives is ``fraction · u`` rounded half up (``u``
-        unlabeled points; 0.5 · 5 → 3). It is a hard constraint (WellSVM eq. 17): with
-        ``None``, a ``UserWarning`` says when the imposed fraction and the SVM's are more than
-        0.25 apart and that SVM separates the labeled points.
+        ``None``: the labeled class ratio blended with the fraction an SVM trained on the
+        labeled points predicts on the unlabeled ones, weighted by the labels alone when they
+        hold as many of each class (as labeling k per class gives) and otherwise by the binomial
+        variance of the ratio against that SVM's cross-validated error rate
+        (:func:`default_positive_fraction`; chosen on split seeds 20-29 and 90-94 of UCI and
+        generated sets: docs/methods/s3vm.rst, "The balance"). The number of positives is
+        ``fraction · u`` rounded half up (``u`` unlabeled points; 0.5 · 5 → 3). It is a hard
+        constraint (WellSVM eq. 17): with ``None``, a ``UserWarning`` says when the imposed
+        fraction and the SVM's are more than 0.25 apart and that SVM separates the labeled
+        points.
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
@@ -682,8 +682,9 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
     time_limit : float or None, default=60.0
         ``relaxation="exact"`` only: stop the branch and bound after this many seconds (the
-        seed included; with more than two classes, for each class's problem). The best labeling found is kept, ``lower_bound_`` is then a certified
-        lower bound below ``objective_``, ``result_.status`` is ``"time_limit"`` and a
+        seed included; with more than two classes, for each class's problem). The best
+        labeling found is kept, ``lower_bound_`` is then a certified lower bound below
+        ``objective_``, ``result_.status`` is ``"time_limit"`` and a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so. ``None``: no limit (the search
         is exponential in the worst case: make_blobs with 60 points, 6 labeled, does not finish
         in 10 minutes).
