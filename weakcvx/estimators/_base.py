@@ -216,6 +216,15 @@ class OneVsRestMixin:
         (validated), one column per class."""
         from sklearn.base import clone
 
+        fraction = getattr(self, "positive_fraction", None)
+        if fraction is not None and not isinstance(fraction, str):  # "auto" is per class
+            estimator = type(self).__name__
+            raise ValueError(
+                f"`positive_fraction` is the fraction of classes_[1] among the unlabeled points, "
+                f"for two classes; `y` holds {classes.size} ({classes.tolist()}), fitted one "
+                f"against the rest with each class's own default count. Got positive_fraction="
+                f"{fraction!r}: leave the default, or fit {estimator}(positive_fraction=p) per class "
+                "on a two-class target (class k as 1, the others 0, -1 unlabeled).")
         for name in self._two_class_attributes:
             self.__dict__.pop(name, None)  # of an earlier two-class fit
         self.classes_, self.n_classes_ = classes, classes.size
@@ -225,7 +234,7 @@ class OneVsRestMixin:
             binary.n_features_in_ = self.n_features_in_
             if hasattr(self, "feature_names_in_"):
                 binary.feature_names_in_ = self.feature_names_in_
-            binary.classes_ = np.array([0, 1])
+            binary.classes_ = np.array([0, 1])  # read by S3VM's fit; BetaSVM's sets its own
             if self.verbose:
                 with verbose_logging(self.verbose):
                     logger.info("%s: class %s against the rest (%d of %d)", type(self).__name__,

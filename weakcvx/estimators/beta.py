@@ -520,12 +520,6 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _fit_beta_one_vs_rest(self, X, classes, codes):
         """More than two classes (``init`` "ssl" or "knn"): one β-SVM per class against the
         rest, on the validated rows ``X`` (``estimators_``)."""
-        if self.positive_fraction not in (None, "auto"):
-            raise ValueError(
-                f"`positive_fraction` is the fraction of classes_[1] for two classes; `y` holds "
-                f"{classes.size} ({classes.tolist()}), fitted one against the rest. Got "
-                f"positive_fraction={self.positive_fraction!r}: use 'auto' or None.")
-
         def fit_class(binary, k):
             # classes 1 (the rest) and 2 (class k): a 0/1 target would read as the modelling
             # layer's convention when the rest outnumbers the unlabeled rows

@@ -853,13 +853,6 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
     def _fit_s3vm_one_vs_rest(self, X, classes, codes):
         """More than two classes: one S3VM per class against the rest (``estimators_[k]``,
         classes 0 = the rest and 1 = ``classes[k]``), on the validated rows ``X``."""
-        if self.positive_fraction is not None:
-            raise ValueError(
-                f"`positive_fraction` is the fraction of classes_[1] among the unlabeled points, "
-                f"for two classes; `y` holds {classes.size} ({classes.tolist()}), fitted one "
-                "against the rest with each class's own default count. Got positive_fraction="
-                f"{self.positive_fraction!r}: leave it None, or fit S3VM(positive_fraction=p) "
-                "per class on a two-class target (class k as 1, the others 0, -1 unlabeled).")
         scores = self._fit_one_vs_rest(
             X, classes, lambda binary, k: binary._fit_known(X, one_vs_rest_known(codes, k)))
         self.transduction_ = classes[np.where(codes >= 0, codes, scores.argmax(axis=1))]
