@@ -1,4 +1,5 @@
-"""More than two classes, one against the rest: S3VM and BetaSVM (init "ssl" and "knn")."""
+"""More than two classes: one against the rest (S3VM with ``multi_class="ovr"``, BetaSVM with
+init "ssl" and "knn"), then one pair against the other on the transduction (S3VM's default)."""
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ def _vertical_bands(seed, n_classes=3, n_per_class=40, n_labeled=2):
     return X, y, labeled
 
 
-SEMI_SUPERVISED = [wc.S3VM(random_state=0), wc.BetaSVM()]
+SEMI_SUPERVISED = [wc.S3VM(random_state=0, multi_class="ovr"), wc.BetaSVM()]
 
 
 @pytest.mark.parametrize("estimator", SEMI_SUPERVISED, ids=lambda e: type(e).__name__)
@@ -49,14 +50,79 @@ def test_more_classes_is_one_against_the_rest(estimator):
     assert not hasattr(clf, "estimators_") and clf.decision_function(X).shape == (X.shape[0],)
 
 
-def test_s3vm_transduction_keeps_the_given_classes():
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_s3vm_transduction_keeps_the_given_classes(multi_class):
     X, y, labeled = _vertical_bands(1)
-    clf = wc.S3VM(random_state=0).fit(X, np.where(labeled, y, -1))
+    clf = wc.S3VM(random_state=0, multi_class=multi_class).fit(X, np.where(labeled, y, -1))
     assert np.array_equal(clf.transduction_[labeled], y[labeled])
     assert np.array_equal(clf.transduction_[~labeled], clf.predict(X[~labeled]))
 
 
-@pytest.mark.parametrize("estimator", SEMI_SUPERVISED, ids=lambda e: type(e).__name__)
+def test_votes_of_pairs_is_scikit_learns_one_against_one_shape():
+    """The pairs' decisions become one column per class as SVC(decision_function_shape="ovr")
+    makes them (its private helper, the reference)."""
+    multiclass = pytest.importorskip("sklearn.utils.multiclass")
+    reference = getattr(multiclass, "_ovr_decision_function", None)
+    if reference is None:
+        pytest.skip("scikit-learn without _ovr_decision_function")
+    from weakcvx.estimators._base import votes_of_pairs
+
+    confidences = np.random.default_rng(0).normal(size=(50, 10))  # 5 classes, 10 pairs
+    confidences[:5] = 0.0  # ties: a zero decision is a vote for the first class of the pair
+    np.testing.assert_allclose(votes_of_pairs(confidences, 5),
+                               reference(confidences > 0, confidences, 5), atol=1e-12)
+
+
+def test_s3vm_pairs_are_two_class_fits_on_the_transduction():
+    """With the default multi_class="ovo", pair (i, j) is the two-class S3VM, fitted on its own,
+    of the rows labeled i or j and the unlabeled rows the one-against-the-rest fit gives to
+    either, with that fit's count of j among them; decision_function counts the pairs' votes."""
+    X, y, labeled = _vertical_bands(3, n_classes=4)
+    classes = np.array([2, 4, 6, 8])
+    target = np.where(labeled, classes[y], -1)
+    clf = wc.S3VM(random_state=0).fit(X, target)
+    first = wc.S3VM(random_state=0, multi_class="ovr").fit(X, target)
+    assert len(clf.pair_estimators_) == 6 and len(clf.estimators_) == 4
+    np.testing.assert_allclose(clf.estimators_[2].decision_function(X),
+                               first.estimators_[2].decision_function(X), atol=1e-10)
+    assigned = first.transduction_
+    confidences = []
+    for pair, (i, j) in enumerate([(i, j) for i in range(4) for j in range(i + 1, 4)]):
+        rows = np.isin(assigned, classes[[i, j]])
+        unlabeled = rows & ~labeled
+        fraction = np.mean(assigned[unlabeled] == classes[j])
+        alone = wc.S3VM(random_state=0, positive_fraction=fraction).fit(
+            X[rows], np.where(labeled[rows], np.where(target[rows] == classes[j], 1, 0), -1))
+        confidences.append(alone.decision_function(X))
+        np.testing.assert_allclose(clf.pair_estimators_[pair].decision_function(X),
+                                   confidences[-1], atol=1e-10)
+    votes = np.zeros((X.shape[0], 4))
+    for pair, (i, j) in enumerate([(i, j) for i in range(4) for j in range(i + 1, 4)]):
+        votes[:, j] += confidences[pair] > 0
+        votes[:, i] += confidences[pair] <= 0
+    scores = clf.decision_function(X)
+    assert np.array_equal(np.floor(scores + 1 / 3), votes)  # confidences only break ties
+    assert np.array_equal(clf.predict(X), classes[scores.argmax(axis=1)])
+    # a two-class refit, or one against the rest, forgets the pairs
+    clf.set_params(multi_class="ovr").fit(X, target)
+    assert not hasattr(clf, "pair_estimators_")
+    np.testing.assert_allclose(clf.decision_function(X), first.decision_function(X), atol=1e-10)
+
+
+def test_s3vm_pairs_with_a_precomputed_kernel():
+    """A pair fitted on some rows of a precomputed kernel predicts from those columns: the same
+    scores as the RBF kernel of that width."""
+    X, y, labeled = _vertical_bands(4)
+    target = np.where(labeled, y, -1)
+    rbf = wc.S3VM(random_state=0, gamma=0.5).fit(X, target)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1))
+    pre = wc.S3VM(random_state=0, kernel="precomputed").fit(K, target)
+    np.testing.assert_allclose(pre.decision_function(K), rbf.decision_function(X), atol=1e-6)
+    assert np.array_equal(pre.transduction_, rbf.transduction_)
+
+
+@pytest.mark.parametrize("estimator", SEMI_SUPERVISED + [wc.S3VM(random_state=0)],
+                         ids=lambda e: f"{type(e).__name__}-{getattr(e, 'multi_class', '')}")
 def test_more_classes_beat_supervised_on_bands(estimator):
     """Three bands split by gaps, two labels a class: the unlabeled points move the boundaries
     into the gaps, where the SVC of the six labels leaves them tilted (measured on these seeds:

@@ -199,23 +199,59 @@ def integer_seed(random_state):
     return int(check_random_state(random_state).randint(2**31 - 1))
 
 
+def votes_of_pairs(confidences, n_classes):
+    r"""One column per class from the decisions of the class pairs :math:`(i, j)`, :math:`i < j`
+    in that order (positive: class :math:`j`), as scikit-learn's
+    ``SVC(decision_function_shape="ovr")`` reports its one-against-one votes: the votes
+    :math:`v_k` of class :math:`k` plus its summed confidence :math:`c_k` (the decisions for
+    it minus those against it) mapped into :math:`(-\tfrac13, \tfrac13)`,
+
+    .. math::
+
+        s_k = v_k + \frac{c_k}{3\,(|c_k| + 1)},
+
+    so the confidence breaks ties of votes and never overturns a vote; the class of the
+    largest :math:`s_k` wins.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> votes_of_pairs(np.array([[1.0, 2.0, -0.5]]), 3)   # pairs (0, 1), (0, 2), (1, 2)
+    array([[-0.25,  2.2 ,  1.2 ]])
+    """
+    confidences = np.asarray(confidences, dtype=float)
+    votes = np.zeros((confidences.shape[0], n_classes))
+    summed = np.zeros_like(votes)
+    pair = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            decision = confidences[:, pair]
+            votes[:, j] += decision > 0
+            votes[:, i] += decision <= 0
+            summed[:, j] += decision
+            summed[:, i] -= decision
+            pair += 1
+    return votes + summed / (3.0 * (np.abs(summed) + 1.0))
+
+
 class OneVsRestMixin:
     """More than two classes, one against the rest (scikit-learn's
     ``SVC(decision_function_shape="ovr")`` reports the same shape): ``estimators_[k]`` is the
     estimator's own two-class fit of class ``classes_[k]`` (its class 1) against the other
     labeled classes (0); :meth:`KernelModelMixin.decision_function` then has one column per
-    class, and the class of the largest column is predicted."""
+    class, and the class of the largest column is predicted. :meth:`_fit_pairs` then may
+    refine it one pair of classes against the other (``pair_estimators_``)."""
 
     #: Attributes of a two-class fit that a fit one against the rest does not have.
     _two_class_attributes = ("dual_coef_", "X_fit_", "coef_", "intercept_", "result_",
                              "history_", "beta_", "converged_", "status_")
+    #: Attributes of the pairwise step (:meth:`_fit_pairs`).
+    _pair_attributes = ("pair_estimators_", "_pair_rows")
 
     def _fit_one_vs_rest(self, X, classes, fit_class):
         """Fit ``estimators_``: ``fit_class(binary, k)`` fits ``binary`` (an unfitted clone)
         for class ``k`` against the rest and returns it. Returns the scores on the rows ``X``
         (validated), one column per class."""
-        from sklearn.base import clone
-
         fraction = getattr(self, "positive_fraction", None)
         if fraction is not None and not isinstance(fraction, str):  # "auto" is per class
             estimator = type(self).__name__
@@ -225,35 +261,76 @@ class OneVsRestMixin:
                 f"against the rest with each class's own default count. Got positive_fraction="
                 f"{fraction!r}: leave the default, or fit {estimator}(positive_fraction=p) per class "
                 "on a two-class target (class k as 1, the others 0, -1 unlabeled).")
-        for name in self._two_class_attributes:
-            self.__dict__.pop(name, None)  # of an earlier two-class fit
+        for name in self._two_class_attributes + self._pair_attributes:
+            self.__dict__.pop(name, None)  # of an earlier fit
         self.classes_, self.n_classes_ = classes, classes.size
         self.estimators_ = []
         for k in range(classes.size):
-            binary = clone(self)
-            binary.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                binary.feature_names_in_ = self.feature_names_in_
-            binary.classes_ = np.array([0, 1])  # read by S3VM's fit; BetaSVM's sets its own
-            if self.verbose:
-                with verbose_logging(self.verbose):
-                    logger.info("%s: class %s against the rest (%d of %d)", type(self).__name__,
-                                classes[k], k + 1, classes.size)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                binary = fit_class(binary, k)
-            for caught_warning in caught:  # say which class's problem warned
-                warnings.warn(f"class {classes[k]} against the rest: {caught_warning.message}",
-                              caught_warning.category, stacklevel=3)
+            self._log("%s: class %s against the rest (%d of %d)", classes[k], k + 1,
+                      classes.size)
+            with self._named_warnings(f"class {classes[k]} against the rest"):
+                binary = fit_class(self._binary_clone(), k)
             binary.classes_ = np.array([0, 1])
             self.estimators_.append(binary)
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
         return self._decision_validated(X)
 
+    def _fit_pairs(self, X, codes, assigned, fit_pair):
+        """Fit ``pair_estimators_``, one per pair of classes ``i < j`` (scikit-learn's order):
+        ``fit_pair(binary, rows, y_known, n_positive)`` fits ``binary`` (an unfitted clone) on
+        the ``rows`` that are labeled ``i`` or ``j`` (``codes``, −1 unlabeled) or assigned to
+        either (``assigned``: every row's class code after the fit against the rest), with
+        ``y_known`` = +1 for ``j``, −1 for ``i``, 0 unlabeled, and ``n_positive`` the unlabeled
+        rows assigned to ``j``; returns it. Returns the scores on the rows ``X`` (validated),
+        one column per class (:func:`votes_of_pairs`)."""
+        self.pair_estimators_, self._pair_rows = [], []
+        n_pairs = self.n_classes_ * (self.n_classes_ - 1) // 2
+        for i in range(self.n_classes_):
+            for j in range(i + 1, self.n_classes_):
+                rows = np.flatnonzero((assigned == i) | (assigned == j))
+                y_known = np.where(codes[rows] == j, 1, np.where(codes[rows] == i, -1, 0))
+                n_positive = int(np.sum((y_known == 0) & (assigned[rows] == j)))
+                names = f"classes {self.classes_[i]} and {self.classes_[j]}"
+                self._log("%s: %s (%d of %d)", names, len(self.pair_estimators_) + 1, n_pairs)
+                with self._named_warnings(names):
+                    binary = fit_pair(self._binary_clone(), rows, y_known, n_positive)
+                binary.classes_ = np.array([0, 1])
+                self.pair_estimators_.append(binary)
+                self._pair_rows.append(rows)
+        return self._decision_validated(X)
+
+    def _binary_clone(self):
+        """An unfitted clone for one two-class problem, with this fit's features."""
+        from sklearn.base import clone
+
+        binary = clone(self)
+        binary.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            binary.feature_names_in_ = self.feature_names_in_
+        binary.classes_ = np.array([0, 1])  # read by S3VM's fit; BetaSVM's sets its own
+        return binary
+
+    def _log(self, message, *args):
+        """A progress line of the per-class loops when ``verbose``."""
+        if self.verbose:
+            with verbose_logging(self.verbose):
+                logger.info(message, type(self).__name__, *args)
+
+    @contextlib.contextmanager
+    def _named_warnings(self, problem):
+        """Re-issue the warnings of one two-class problem with its name in front (a warning
+        of one class's problem is otherwise a puzzle)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for caught_warning in caught:
+            warnings.warn(f"{problem}: {caught_warning.message}", caught_warning.category,
+                          stacklevel=5)
+
     def _forget_one_vs_rest(self):
         """Drop the attributes of an earlier fit with more than two classes."""
-        for name in ("estimators_", "n_classes_"):
+        for name in ("estimators_", "n_classes_") + self._pair_attributes:
             self.__dict__.pop(name, None)
 
 
@@ -470,6 +547,11 @@ class KernelModelMixin:
     def _decision_validated(self, X):
         """:meth:`decision_function` on rows already validated (in ``fit``, where validating
         again would warn about a DataFrame's feature names)."""
+        if hasattr(self, "pair_estimators_"):  # pairs of classes: their votes per class
+            precomputed = self.kernel == "precomputed"  # a pair's columns: its training rows
+            return votes_of_pairs(np.column_stack([
+                e._decision_validated(X[:, rows] if precomputed else X)
+                for e, rows in zip(self.pair_estimators_, self._pair_rows)]), self.n_classes_)
         if hasattr(self, "estimators_"):  # one against the rest: a column per class
             return np.column_stack([e._decision_validated(X) for e in self.estimators_])
         if self.kernel == "linear":
