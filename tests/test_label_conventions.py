@@ -23,7 +23,8 @@ def _our_warnings(record):
 def test_the_modelling_layers_labels_given_to_an_estimator_warn(Estimator):
     X, _, y_known, _ = _moons()
     assert set(np.unique(y_known)) == {-1.0, 0.0, 1.0}
-    with pytest.warns(UserWarning, match="exactly the values -1, 0 and \\+1, with more 0") as record:
+    with pytest.warns(UserWarning, match="exactly the values -1, 0 and \\+1, with 0 in more "
+                                         "than half") as record:
         Estimator(C=10.0, gamma=2.0).fit(X, y_known)
     message = next(m for m in _our_warnings(record) if "exactly the values" in m)
     # both conventions are named, and the conversion
@@ -48,6 +49,54 @@ def test_nan_for_unlabeled_gets_a_hint():
     y[y == -1] = np.nan
     with pytest.raises(ValueError, match="If NaN marks the unlabeled rows.*np.isnan"):
         wc.S3VM().fit(X, y)
+
+
+def test_nan_hint_when_minus_one_is_a_class():
+    """Classes -1/+1 with NaN for unlabeled: marking NaN with -1 would merge class -1 into the
+    unlabeled points, so the hint recodes the classes first; its code then fits."""
+    X, y_true, y_known, _ = _moons()
+    y = np.where(y_known == 0, np.nan, y_known)
+    with pytest.raises(ValueError, match="already one of your classes") as info:
+        wc.S3VM().fit(X, y)
+    assert "y = np.where(np.isnan(y), -1, (y > 0).astype(int))" in str(info.value)
+    recoded = np.where(np.isnan(y), -1, (y > 0).astype(int))
+    assert wc.S3VM(random_state=0).fit(X, recoded).classes_.tolist() == [0, 1]
+
+
+def test_labels_minus_one_and_one_name_the_collision():
+    """{-1, +1} with -1 read as unlabeled leaves one class: the error says why."""
+    X, _, y_known, _ = _moons()
+    y = np.where(y_known == 0, -1, y_known).astype(int)
+    for Estimator in (wc.S3VM, wc.BranchAndBoundS3VM):
+        with pytest.raises(ValueError, match=r"labels in \{-1, \+1\} leave a single class"):
+            Estimator().fit(X, y)
+
+
+def test_string_minus_one_is_refused_not_a_class():
+    """A target read as text (pandas string dtype, or object strings) with '-1' for unlabeled
+    rows: refused with the conversion, which then fits two classes."""
+    pd = pytest.importorskip("pandas")
+    X, _, y_known, _ = _moons()
+    text = np.where(y_known == 0, "-1", np.where(y_known > 0, "pos", "neg"))
+    for y in (pd.Series(text, dtype="string"), text.astype(object)):
+        with pytest.raises(ValueError, match="holds the string '-1'"):
+            wc.S3VM().fit(X, y)
+    y = pd.Series(text, dtype="string")
+    y = y.astype(object).where(y != "-1", -1)  # the error's own advice
+    assert wc.S3VM(random_state=0).fit(X, y).classes_.tolist() == ["neg", "pos"]
+
+
+def test_mostly_labeled_target_does_not_warn():
+    """Classes 0/1 with 80% of the rows labeled: more 0 than -1, a legitimate target, and no
+    warning about the modelling layer's convention (0 is not most of the rows)."""
+    X, y_true, _, _ = _moons(100, n_labeled=4)
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(100) < 0.8, (y_true > 0).astype(int), -1)
+    assert np.sum(y == 0) > np.sum(y == -1)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        wc.S3VM(random_state=0).fit(X, y)
+    assert not [m for m in _our_warnings(record) if "exactly the values" in m]
 
 
 def test_inf_gets_no_nan_hint():

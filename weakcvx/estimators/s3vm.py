@@ -76,9 +76,10 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
     is refused, since it cannot hold that integer.
 
     Warns (``UserWarning``) when ``y`` looks like the modelling layer's ``y_known`` (exactly
-    the values -1, 0, +1 with 0 the most frequent: there 0 is unknown, here -1 is unlabeled)
-    and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark unlabeled
-    rows with -1. As scikit-learn's classifiers, a column vector (n, 1) is raveled with a
+    the values -1, 0, +1 with 0 in more than half of the rows: there 0 is unknown, here -1 is
+    unlabeled) and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark
+    unlabeled rows with -1, and so is the string ``'-1'`` among string classes (a CSV read as
+    text), which would otherwise be a class. As scikit-learn's classifiers, a column vector (n, 1) is raveled with a
     ``DataConversionWarning`` and a regression target (non-integer floats) is refused
     ("Unknown label type").
     """
@@ -90,10 +91,7 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
         raise ValueError(f"`y` must be a 1-D array with one entry per row of X ({n_samples}). "
                          f"Got shape {y.shape}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        hint = (" If NaN marks the unlabeled rows, mark them with -1 instead (scikit-learn's "
-                "semi-supervised convention): y = np.where(np.isnan(y), -1, y)."
-                if np.isnan(y).any() else "")
-        raise ValueError(f"`y` must not contain NaN or inf.{hint}")
+        raise ValueError(f"`y` must not contain NaN or inf.{_nan_hint(y)}")
     check_not_continuous(y)
     if y.dtype.kind in "US":
         # y.astype(object) alone keeps a string '-1', which is then a third class
@@ -106,6 +104,12 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
                          "marking unlabeled points (scikit-learn's semi-supervised convention). "
                          f"Got dtype {y.dtype}.")
+    if y.dtype.kind == "O" and any(isinstance(v, str) and v.strip() == "-1" for v in y):
+        raise ValueError("`y` holds the string '-1', which would be a class: the unlabeled "
+                         "points are marked by the integer -1 (scikit-learn's semi-supervised "
+                         "convention; a CSV read as text gives strings). Use y = "
+                         "y.astype(object); y[y == '-1'] = -1 (for a pandas Series: "
+                         "y = y.astype(object).where(y != '-1', -1)).")
     missing = count_missing(y) if y.dtype.kind == "O" else 0
     if missing:
         raise ValueError(f"`y` must not contain missing values (None, NaN or pandas.NA): "
@@ -128,12 +132,31 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
                          f"{classes.tolist()}.")
     if classes.size < 2:
         expected = "exactly two" if max_classes == 2 else "at least two"
+        signs = (" -1 marks the unlabeled points, so labels in {-1, +1} leave a single class: "
+                 "encode the classes as, e.g., 0/1 and the unlabeled points as -1."
+                 if y.dtype.kind in "iuf" and set(np.unique(y).tolist()) == {-1, 1} else "")
         raise ValueError(f"`y` must contain {expected} classes among labeled points (entries "
-                         f"other than -1). Got classes {classes.tolist()}.")
+                         f"other than -1). Got classes {classes.tolist()}.{signs}")
     _warn_about_conventions(y, labeled, classes)
     codes = np.full(n_samples, -1, dtype=np.intp)
     codes[labeled] = np.searchsorted(classes, y[labeled])
     return classes, codes
+
+
+def _nan_hint(y):
+    """The hint of the NaN error of :func:`check_semi_supervised_classes`: mark the unlabeled
+    rows with -1, and when -1 is already a class, recode the classes first."""
+    if not np.isnan(y).any():
+        return ""
+    finite = y[np.isfinite(y)]
+    if np.any(finite == -1):
+        return (" If NaN marks the unlabeled rows: -1 is the unlabeled marker (scikit-learn's "
+                "semi-supervised convention) and already one of your classes, so recode the "
+                "classes first, e.g. y = np.where(np.isnan(y), -1, (y > 0).astype(int)) for "
+                "classes -1/+1.")
+    return (" If NaN marks the unlabeled rows, mark them with -1 instead (scikit-learn's "
+            "semi-supervised convention): y = np.where(np.isnan(y), -1, y) (a pandas Series: "
+            "y = y.fillna(-1)).")
 
 
 def _warn_about_conventions(y, labeled, classes):
@@ -141,13 +164,16 @@ def _warn_about_conventions(y, labeled, classes):
     unknown) given to an estimator (-1 = unlabeled), and a target with nothing unlabeled.
 
     Classes 0 and 1 with -1 for unlabeled rows are a legitimate scikit-learn target too; what
-    tells the modelling layer's target apart is that its 0 (unknown) is the most frequent
-    value, where a scikit-learn target has more unlabeled rows (-1) than rows of class 0.
+    tells the modelling layer's target apart is that its 0 (unknown) is more than half of the
+    rows, as the unlabeled points of a semi-supervised problem usually are, where in a
+    scikit-learn target 0 is one labeled class (more than half of the rows only when that
+    class alone outnumbers the unlabeled points and the other class together).
     """
     if (y.dtype.kind in "iuf" and (~labeled).any() and classes.tolist() == [0, 1]
-            and np.sum(y == 0) > np.sum(~labeled)):
+            and np.sum(y == 0) > np.sum(y != 0)):
         warn(
-            "`y` holds exactly the values -1, 0 and +1, with more 0 than -1. The estimators "
+            "`y` holds exactly the values -1, 0 and +1, with 0 in more than half of the rows. "
+            "The estimators "
             "read -1 as unlabeled "
             "and 0 and +1 as the two classes (scikit-learn's convention); the modelling layer "
             "(weakcvx.labelsets.SemiSupervised, WeakLabelProblem) reads 0 as unknown and -1/+1 "
