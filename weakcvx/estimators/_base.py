@@ -526,10 +526,10 @@ class KernelModelMixin:
 
     def decision_function(self, X):
         """Signed distance-like score ``f(x) = Σ_i β_i k(x_i, x)`` (+ offset); positive means
-        ``classes_[1]``. Fitted one class against the rest (``estimators_``:
-        :class:`weakcvx.S3VM` and :class:`weakcvx.BetaSVM` with more than two classes), one
-        column per class, the score of ``estimators_[k]`` (scikit-learn's
-        ``decision_function_shape="ovr"``).
+        ``classes_[1]``. With more than two classes (:class:`weakcvx.S3VM`,
+        :class:`weakcvx.BetaSVM`) one column per class, scikit-learn's
+        ``decision_function_shape="ovr"``: the score of ``estimators_[k]`` (one class against
+        the rest), or with ``pair_estimators_`` the pairs' votes (:func:`votes_of_pairs`).
 
         Parameters
         ----------
@@ -538,7 +538,7 @@ class KernelModelMixin:
 
         Returns
         -------
-        ndarray of shape (n_samples,), or (n_samples, n_classes) one against the rest
+        ndarray of shape (n_samples,), or (n_samples, n_classes) with more than two classes
         """
         if not hasattr(self, "estimators_"):
             check_is_fitted(self, "dual_coef_")
