@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 from numbers import Integral, Real
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -310,6 +311,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     relaxation : {"label_generation", "alternating"}, default="label_generation"
     variant : {"MI", "mi"}, default="MI"
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+        With ``"linear"`` and an offset (``intercept_scaling > 0``) dense instances are
+        centred on their mean in ``fit`` (the offset is a regularised constant feature, which
+        a common offset of the features dwarfs); ``predict`` takes uncentred instances, the
+        mean is folded into ``intercept_``.
     C : float or None, default=None
         Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). ``None``:
         ``KERNEL_C`` = 2 with the RBF or polynomial kernel (chosen with ``C_positive`` by
@@ -543,6 +548,10 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"variant='mi' labels every instance. Got n_key={self.n_key!r} "
                              "with variant='mi'.")
         X = self._validate_X(X)
+        center = None
+        if self.kernel == "linear" and self.intercept_scaling > 0 and not sp.issparse(X):
+            center = X.mean(axis=0)
+            X = X - center
         bag_ids = np.repeat(np.arange(len(sizes)), sizes)
         labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key) \
             if self.variant == "MI" else InstanceLabels(bag_ids, bag_labels)
@@ -581,6 +590,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         # (see Notes): J(labels) = objective_ is this model's objective
         model = rounded_labels_model(problem, result)
         self._store_model(X, problem, model)
+        if center is not None:  # f(x) = w·(x − center) + b on uncentred instances
+            self.intercept_ -= float(center @ self.coef_)
         if self._pivots is not None:
             self._predict_in_factor_space(X, problem)
         if self.variant == "MI":

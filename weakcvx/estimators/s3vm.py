@@ -659,12 +659,13 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
     ----------
     relaxation : {"label_generation", "alternating", "exact", "sdp"}, default="label_generation"
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
-        With ``"linear"`` dense features are centred on their mean in ``fit``, as
-        :class:`MaxMarginClustering` does: the offset is a regularised constant feature, which
-        a common offset of the features (a column around 5e4) dwarfs, so that the model could
-        not fit its own labels; ``predict`` takes uncentred points, the mean is folded into
-        ``intercept_``. Sparse features are not centred (that would make them dense); their
-        offset feature is measured on text-like rows (``weakcvx bench linear``).
+        With ``"linear"`` and an offset (``intercept_scaling > 0``) dense features are
+        centred on their mean in ``fit``, as :class:`MaxMarginClustering` does: the offset is
+        a regularised constant feature, which a common offset of the features (a column
+        around 5e4) dwarfs, so that the model could not fit its own labels; ``predict`` takes
+        uncentred points, the mean is folded into ``intercept_``. Sparse features are not
+        centred (that would make them dense); their offset feature is measured on text-like
+        rows (``weakcvx bench linear``).
     C : float or None, default=None
         Cost of labeled points. ``None``: ``KERNEL_C`` = 2 (chosen over 1, 1.5 and 3 on split
         seeds 0-9 of ``weakcvx bench peers``, standardized features, reported there on seeds
@@ -932,7 +933,7 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         if self.relaxation == "sdp":
             check_sdp_size(self, X.shape[0])
         center = None
-        if self.kernel == "linear" and not sp.issparse(X):  # see kernel
+        if self.kernel == "linear" and self.intercept_scaling > 0 and not sp.issparse(X):
             center = X.mean(axis=0)
             X = X - center
         self._selected_gamma = None
