@@ -65,3 +65,33 @@ def test_partial_label_candidates_as_a_boolean_dataframe():
     swapped = wc.PartialLabelSVM(random_state=0, max_iter=5).fit(
         X, pd.DataFrame(C, columns=["x", "y"])[["y", "x"]])
     np.testing.assert_array_equal(swapped.predict(X), model.predict(X))
+
+
+def test_partial_label_score_reads_a_dataframe_by_its_column_names():
+    from sklearn.datasets import load_iris
+    Xi, yi = load_iris(return_X_y=True)
+    names = pd.Series(np.array(["setosa", "versicolor", "virginica"])[yi])
+    D = pd.get_dummies(names)
+    clf = wc.PartialLabelSVM(random_state=0).fit(Xi, D)
+    accuracy = np.mean(clf.predict(Xi) == names.to_numpy())
+    assert accuracy < 1.0  # else any reading of the columns could score the same
+    # singleton candidate sets: the score is the accuracy, whatever the order of the columns
+    assert clf.score(Xi, D[["virginica", "setosa", "versicolor"]]) == pytest.approx(accuracy)
+    # a fold whose get_dummies lacks a class: no row has it as a candidate
+    fold = (names != "setosa").to_numpy()
+    assert clf.score(Xi[fold], pd.get_dummies(names[fold])) == \
+        pytest.approx(np.mean(clf.predict(Xi[fold]) == names[fold].to_numpy()))
+    with pytest.raises(ValueError, match=r"columns \['Setosa'\] that are not classes; no "
+                                         r"column for \['setosa'\]"):
+        clf.score(Xi, D.rename(columns={"setosa": "Setosa"}))
+    with pytest.raises(ValueError, match=r"repeated column names \['setosa'\]"):
+        clf.score(Xi, D[["setosa", "setosa", "virginica"]])
+    # a NumPy array keeps its positional meaning: column j is classes_[j]
+    reversed_ = D.to_numpy()[:, ::-1]
+    column = np.searchsorted(clf.classes_, clf.predict(Xi))
+    assert clf.score(Xi, reversed_) == \
+        pytest.approx(np.mean(reversed_[np.arange(len(Xi)), column]))
+    # so does a DataFrame when fit was told the classes
+    positional = wc.PartialLabelSVM(random_state=0).fit(Xi, D.to_numpy(), classes=D.columns)
+    assert positional.score(Xi, pd.DataFrame(reversed_, columns=D.columns)) == \
+        pytest.approx(positional.score(Xi, reversed_))

@@ -73,6 +73,36 @@ def _candidates_from_sets(sets, n_samples, classes, name="candidates"):
     return classes_, C
 
 
+def _column_names(candidates):
+    """The column names of a 2-D DataFrame (e.g. from ``pd.get_dummies``), else None."""
+    if not hasattr(candidates, "columns") or np.ndim(candidates) != 2:
+        return None
+    return np.asarray(candidates.columns)
+
+
+def _columns_by_name(candidates, classes, name="y"):
+    """The values of the DataFrame ``candidates``, its columns reordered by name to
+    ``classes``; a class without a column is a column of False (no row has it as a candidate:
+    ``pd.get_dummies`` of a fold that lacks the class)."""
+    names = _column_names(candidates).tolist()
+    column = {label: j for j, label in enumerate(classes.tolist())}
+    repeated = sorted({label for label in names if names.count(label) > 1}, key=str)
+    if repeated:
+        raise ValueError(f"`{name}` given as a DataFrame must name every column once. Got "
+                         f"repeated column names {repeated}.")
+    extra = [label for label in names if label not in column]
+    if extra:
+        missing = [label for label in column if label not in names]
+        raise ValueError(f"`{name}` given as a DataFrame must have column names among "
+                         f"`classes_` {classes.tolist()} (the column names of the DataFrame "
+                         f"given to fit). Got columns {extra} that are not classes"
+                         + (f"; no column for {missing}" if missing else "") + ".")
+    values = np.asarray(candidates)
+    full = np.zeros((values.shape[0], classes.size), dtype=values.dtype)
+    full[:, [column[label] for label in names]] = values
+    return full
+
+
 def _candidates_from_target(candidates, n_samples, classes):
     """``(classes_, C)`` from a candidate matrix, or from a 1-D vector of class labels (every
     point fully labeled: one True per row)."""
@@ -113,8 +143,8 @@ def _candidates_from_target(candidates, n_samples, classes):
         C = arr[:, None] == classes_[None, :]
         return classes_, check_informative(C)
     C = check_informative(check_candidates(arr, n_samples=n_samples))
-    if classes is None and hasattr(candidates, "columns") and getattr(arr, "ndim", 0) == 2:
-        classes = np.asarray(candidates.columns)  # a DataFrame (pd.get_dummies): its labels
+    if classes is None:
+        classes = _column_names(candidates)  # a DataFrame (pd.get_dummies): its labels
     if classes is None:
         return np.arange(C.shape[1]), C
     classes_ = np.asarray(classes)
@@ -362,7 +392,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         classes : array-like of shape (n_classes,), optional
             Labels of the columns of ``candidates`` (default: the column names of a
             DataFrame, e.g. from ``pd.get_dummies``, else ``0..n_classes-1``), or the labels
-            of a list of sets (default: the labels found).
+            of a list of sets (default: the labels found). When the column names are used,
+            ``score`` reads a DataFrame of candidates by its column names too.
 
         Returns
         -------
@@ -377,6 +408,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         """
         X = self._validate_X(X)
         self.classes_, C = _candidates_from_target(candidates, X.shape[0], classes)
+        # score aligns a DataFrame's columns by name only when fit read classes_ from names
+        self._classes_from_columns = classes is None and _column_names(candidates) is not None
         rng = check_random_state(self.random_state)
         Z = self._fit_standardization(X)
         inputs = self._dense_problem_inputs(Z)
@@ -478,6 +511,14 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             and splits an integer ``cv`` into unshuffled folds, which on rows sorted by class
             leave whole classes out of training. It equals the accuracy when every set is a
             singleton, and is never below it.
+
+            When ``fit`` took ``classes_`` from the column names of a DataFrame, a DataFrame
+            ``y`` is read by its column names, in any order. A class without a column is a
+            class no row has as a candidate (a column of False): ``pd.get_dummies`` of a
+            validation fold that lacks a class gives such a frame. A column whose name is not
+            in ``classes_`` is an error. Any other candidate matrix (a NumPy array, a sparse
+            matrix, or a DataFrame after ``fit`` on unnamed columns or with ``classes``) is
+            read by position.
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
@@ -488,12 +529,15 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         ------
         ValueError
             If a candidate matrix is not boolean-like, has an empty row, or does not have one
-            column per class of ``classes_``.
+            column per class of ``classes_``; if a DataFrame read by column names has a column
+            that is not a class, or two columns of the same name.
         """
         check_is_fitted(self, "intercept_")
         if _holds_sets(y):
             _, C = _candidates_from_sets(y, _num_rows(X), self.classes_, name="y")
         elif sp.issparse(y) or np.ndim(y) == 2:
+            if getattr(self, "_classes_from_columns", False) and _column_names(y) is not None:
+                y = _columns_by_name(y, self.classes_)
             C = check_candidates(y, n_samples=_num_rows(X), n_classes=len(self.classes_),
                                  name="y")
         else:
