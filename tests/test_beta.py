@@ -469,6 +469,24 @@ def test_default_linear_cost_is_scale_invariant():
     assert scaled.costs_ == pytest.approx((16.0 / spread, 16.0 / spread * 15 / 60))
 
 
+@pytest.mark.parametrize("X", [np.tile([[1.0, 2.0]], (40, 1)),   # spread exactly 0
+                               np.full((40, 3), 0.1),            # spread ~1e-32 (rounding)
+                               np.zeros((40, 2))])
+@pytest.mark.parametrize("init", ["ssl", "knn"])
+def test_default_linear_cost_on_rows_that_do_not_vary(X, init):
+    # 16 / mean ‖x − x̄‖² divided by 0 (or by rounding noise); with identical rows every C gives
+    # the same model, one decision value for every row
+    y = np.r_[0, 1, 1, np.full(37, -1)] if init == "ssl" else np.arange(40) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # all rows are predicted as one class
+        model = wc.BetaSVM(kernel="linear", init=init).fit(X, y)
+        given = wc.BetaSVM(kernel="linear", init=init, C=1.0).fit(X, y)
+    assert np.isfinite(model.costs_[0]) and model.costs_[0] < 1e3
+    d = model.decision_function(X)
+    assert np.ptp(d) < 1e-9
+    np.testing.assert_array_equal(model.predict(X), given.predict(X))
+
+
 def test_fit_prints_nothing(capfd):
     X, y = _blobs(22, n=40)
     y_semi = np.where(np.arange(40) % 5 == 0, (y > 0).astype(int), -1)
@@ -542,6 +560,11 @@ def test_bad_beta(beta, match):
     ("proportions", {"bags": np.zeros(10), "proportions": [0.5, 0.5]}, "one entry per bag"),
     ("proportions", {"bags": np.zeros(10), "proportions": [1.5]}, r"lie in \[0, 1\]"),
     ("ssl", {"y": np.r_[1, 1, -np.ones(8)].astype(int)}, "-1 is the marker of unlabeled"),
+    # ProportionSVM's order, fit(X, bags, proportions): the bag ids went into `y`
+    ("proportions", {"y": np.repeat([0, 1], 5), "proportions": [0.2, 0.8]},
+     r"Got a 1-D `y` with `proportions` and no `bags`: pass the bag ids as `bags=`"),
+    ("proportions", {"y": np.repeat([0, 1], 5), "beta": [0.2, 0.8]},
+     r"Got a 1-D `y` with `beta` and no `bags`: pass the bag ids as `bags=`"),
 ])
 def test_bad_init_arguments(init, kwargs, match):
     X, _ = _blobs(17, n=10)

@@ -11,13 +11,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
 from .. import kernels
-from .._validation import (check_classes, check_not_continuous, check_real, dense_fits,
-                           ravel_column, warn)
+from .._validation import (check_classes, check_not_continuous, check_real, constant_columns,
+                           dense_fits, ravel_column, warn)
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, spread_scaled_cost,
-                    verbose_logging, warn_if_unscaled)
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, verbose_logging,
+                    warn_if_unscaled)
 from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_classes, one_vs_rest_known
 
 
@@ -29,6 +29,19 @@ KERNEL_C = 10.0
 #: of unit norm (text), 16 / d on d standardized features (2 on pima's 8, 0.27 on sonar's 60);
 #: docs/methods/beta.rst.
 LINEAR_C_DIAGONAL = 16.0
+
+
+def _spread_of_rows(X):
+    """``mean_i ‖x_i − x̄‖²`` (:func:`weakcvx.kernels.mean_squared_spread`), or 0 when it is
+    within rounding of 0 (the bound of :func:`weakcvx._validation.constant_columns` on the
+    sum over the columns): rows that are all the same give ~1e-30 rather than 0 (a constant
+    0.1 on 40 rows: 8.7e-33), and dividing by it made the default linear ``C`` ~1e31 or
+    inf. With rows that do not vary every ``w`` adds the same constant to every score, so
+    any ``C`` gives the same model."""
+    n = X.shape[0]
+    spread = kernels.mean_squared_spread(X)
+    mean = np.asarray(X.sum(axis=0)).ravel() / n
+    return 0.0 if constant_columns(spread, np.linalg.norm(mean), n) else spread
 
 
 def _two_class_target(y, n_samples):
@@ -153,7 +166,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
         grid search). ``None``: ``KERNEL_C`` = 10, or with ``kernel="linear"``
         ``LINEAR_C_DIAGONAL / mean_i ‖x_i − x̄‖²`` (= 16 / mean squared distance to the mean
-        row, so the default does not depend on the scale of the features); chosen among 1, 10,
+        row, so the default does not depend on the scale of the features; 16 when the rows
+        are all the same, where every ``C`` gives the same model); chosen among 1, 10,
         100 (RBF) and 1-32 (linear) on UCI sets and sparse text-like rows
         (docs/methods/beta.rst, "Measurements behind the defaults").
     C_unlabeled : float or None, default=None
@@ -318,6 +332,14 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         if missing and needs == "y":
             raise ValueError(f"init={self.init!r} requires y to be passed, but the target y is "
                              "None.")
+        if missing and bags is None and np.ndim(y) == 1:  # ProportionSVM's fit(X, bags, p)
+            given = "".join(f" with `{name}`" for name, value in
+                            (("proportions", proportions),
+                             ("beta", beta)) if value is not None)
+            raise ValueError(f"init={self.init!r} requires `bags` and `proportions` to be passed "
+                             f"to fit. Got a 1-D `y`{given} and no `bags`: pass the bag ids as "
+                             "`bags=`, fit(X, bags=bags, proportions=proportions) (`y` is "
+                             "ignored with init='proportions').")
         if missing:
             hint = (" (or the two-column targets of weakcvx.model_selection.bag_targets as "
                     "`y`)" if self.init == "proportions" else "")
@@ -363,11 +385,13 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def _cost(self, X):
         """``C`` with its default resolved on the training rows ``X``: ``LINEAR_C_DIAGONAL /
-        mean ‖x − x̄‖²`` for the linear kernel, ``KERNEL_C`` otherwise."""
+        mean ‖x − x̄‖²`` for the linear kernel (``LINEAR_C_DIAGONAL`` when the rows do not
+        vary, :func:`_spread_of_rows`), ``KERNEL_C`` otherwise."""
         if self.C is not None:
             return float(self.C)
         if self.kernel == "linear":
-            return spread_scaled_cost(LINEAR_C_DIAGONAL, X, 0.0)
+            spread = _spread_of_rows(X)
+            return LINEAR_C_DIAGONAL / spread if spread > 0 else LINEAR_C_DIAGONAL
         return KERNEL_C
 
     def _initial_fraction(self, beta0, free):
@@ -430,7 +454,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         ``scale²`` (the same β-SVM, ``w`` over ``scale``), so that the solver's constant offset
         column is on the scale of the rows (at 1e-3 times standardized rows the descent
         crawled and the fit collapsed to one class; 1 when the rows do not vary)."""
-        spread = kernels.mean_squared_spread(X)
+        spread = _spread_of_rows(X)
         return 1.0 / np.sqrt(spread) if spread > 0 else 1.0
 
     def _warn_collapse(self, scores, initial):
