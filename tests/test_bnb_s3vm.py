@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -31,6 +32,7 @@ from weakcvx.bnb_s3vm import (
 from weakcvx.datasets import make_two_moons
 from weakcvx.estimators.bnb import BranchAndBoundS3VM
 from weakcvx.kernels import linear, rbf
+from weakcvx.result import SolverError
 
 # Clarabel reaches ~1e-8 relative on these small SOCPs; the Newton solve is exact to round-off.
 CVXPY_RTOL = 1e-6
@@ -512,3 +514,54 @@ def test_ctrl_c_returns_the_incumbent_marked_not_optimal(monkeypatch):
     # the returned bound brackets the true optimum found by the uninterrupted search
     assert res.value <= full.upper_bound + 1e-9 <= res.upper_bound + 2e-9
     assert np.all(res.labels[y_known != 0] == y_known[y_known != 0])
+
+
+# ---------------------------------------------------------------------------------------------
+# conditioning: features far from the origin or of large scale (linear kernel)
+# ---------------------------------------------------------------------------------------------
+
+
+def _moons_linear(n=30, n_labeled=4, seed=0):
+    X, _, y_known = make_two_moons(n, n_labeled=n_labeled, random_state=seed)
+    return X, y_known, ssl_target(y_known)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_kernel_is_translation_invariant(sparse):
+    # the offset is free: shifting every row by the same vector changes b only. On the raw
+    # kernel of X + 1e4 the node SVM ran out of Newton steps (SolverError 'max_newton')
+    X, _, y = _moons_linear()
+    ref = BranchAndBoundS3VM(kernel="linear").fit(X, y)
+    far = X + 1e4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)   # scale 1: no warning
+        clf = BranchAndBoundS3VM(kernel="linear").fit(sp.csr_matrix(far) if sparse else far, y)
+    assert clf.optimal_
+    np.testing.assert_array_equal(clf.transduction_, ref.transduction_)
+    assert clf.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    np.testing.assert_allclose(clf.decision_function(far), ref.decision_function(X), atol=1e-5)
+    np.testing.assert_array_equal(clf.predict(far), clf.transduction_)
+
+
+@pytest.mark.parametrize("n, n_labeled, seed", [(30, 4, 0), (40, 6, 3)])
+def test_node_solver_on_an_ill_conditioned_kernel(n, n_labeled, seed):
+    # J(s²K, C) = J(K, C s²) / s² (β' = s²β). At C · max k(x, x) ≈ 2.5e9 the fresh solves of
+    # the node systems are accurate to ~1e-7 only, and a KKT test at 1e-9 cycled on the kernel
+    # of the scaled rows (SolverError 'max_newton')
+    X, y_known, _ = _moons_linear(n, n_labeled, seed)
+    X, s = X - X.mean(axis=0), 1e4
+    scaled = branch_and_bound_s3vm(linear(s * X), y_known, TWO_MOONS_C)
+    costly = branch_and_bound_s3vm(linear(X), y_known, TWO_MOONS_C * s**2)
+    assert scaled.extra["optimal"] and costly.extra["optimal"]
+    np.testing.assert_array_equal(scaled.labels, costly.labels)
+    assert scaled.upper_bound * s**2 == pytest.approx(costly.upper_bound, rel=1e-6)
+
+
+def test_unscaled_linear_features_warn_and_a_failure_says_why():
+    X, _, y = _moons_linear()
+    # C · max ‖x − x̄‖² = 2.4e15: warned upfront; the node systems cannot be solved in float64
+    with pytest.warns(UserWarning, match=r"C · max_i ‖x_i − x̄‖² with kernel='linear' = "
+                                          r"2\.4\de\+15 exceeds 1e\+11"):
+        with pytest.raises(SolverError, match=r"too ill-conditioned to solve in float64; "
+                                                 r"the features look unscaled: standardize"):
+            BranchAndBoundS3VM(kernel="linear").fit(X * 1e7, y)

@@ -297,6 +297,7 @@ class _Solver:
             if len(A) == 0:  # every margin met: the Newton model is ½‖w‖², minimised at w = 0
                 beta_new, b_new = np.zeros(self.n), b
                 f_new = np.full(self.n, b)
+                residual = 0.0
             else:
                 if inverse is None:
                     inverse = self._inverse(A)
@@ -316,7 +317,9 @@ class _Solver:
             in_A = np.zeros(self.n, dtype=bool)
             in_A[A] = True
             in_A = in_A[L]
-            if np.all(margin[in_A] <= 1 + _KKT_TOL) and np.all(margin[~in_A] >= 1 - _KKT_TOL):
+            # the margins of the Newton point are known to the residual of its system
+            tol = _KKT_TOL + residual
+            if np.all(margin[in_A] <= 1 + tol) and np.all(margin[~in_A] >= 1 - tol):
                 return _NodeSVM(np.asarray(A, dtype=np.intp), inverse, solution, f_new,
                                 float(self._objective(y, L, beta_new, b_new, f_new)))
             value_new = self._objective(y, L, beta_new, b_new, f_new)
