@@ -88,6 +88,37 @@ def test_a_first_row_with_a_missing_value_is_refused_not_dropped_as_a_header(tmp
     assert load_data_file(tmp_path / "nohdr.csv", None, "?")[0].shape == (3, 2)
 
 
+@pytest.mark.parametrize("text, message", [
+    # a spreadsheet's export with semicolons or tabs: one field per row, which the reader took
+    # for a file without feature columns
+    ("x1;x2;label\n0.5;1.3;yes\n1.5;0.3;no\n2;3;?\n",
+     r"only comma-separated files are read, and its first row is a single field with "
+     r"semicolons \('x1;x2;label'\)"),
+    ("0.5\t1.3\tyes\n1.5\t0.3\tno\n2\t3\t?\n", r"only comma-separated .* with tabs"),
+    # decimal commas: the header is one field, the data rows three ("row 2 has 3 fields")
+    ("x1;x2;label\n0,51;1,36;no\n1,5;0,3;yes\n", r"only comma-separated .* with semicolons"),
+    # ... and without a header the fields split at the decimal commas
+    ("0,51;1,36;no\n1,5;0,3;yes\n2,1;3,1;?\n",
+     r"must be numbers: row 1, column 2 holds '51;1'; only comma-separated files are read"),
+    # a header and no data: said to have no feature columns
+    ("x1,x2,label\n", "holds a header row but no data rows"),
+    # a missing value: float('') without a row or a column
+    ("x1,x2,label\n0.5,1,yes\n1,,no\n3,4,?\n",
+     r"must be numbers: row 3, column 'x2' is empty \(a missing value\)"),
+    ("0.5,1,yes\n1,2,no\n3, ,?\n", r"must be numbers: row 3, column 2 is empty"),
+    ("a,b,label\n0.5,1,yes\nn/a,2,no\n3,4,?\n", r"must be numbers: row 3, column 'a' holds 'n/a'"),
+], ids=["semicolons", "tabs", "decimal-commas", "decimal-commas-no-header", "header-only",
+        "missing-value", "blank-value-no-header", "word"])
+def test_csv_errors_say_what_is_wrong_and_where(tmp_path, capsys, text, message):
+    path = tmp_path / "mine.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_data_file(path, None, "?")
+    assert main(["compare", "--data", str(path), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "mine.csv" in err and err.count("\n") == 1
+
+
 # -- options that were silently ignored or clipped -------------------------------------------
 def test_uci_labeled_beyond_n_is_an_error_not_clipped(capsys):
     # two-moons refused --labeled > --n; a UCI set labeled every point without a word

@@ -86,6 +86,7 @@ def _read_csv(path, label_column):
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
         raise DataFileError(f"{path} holds no rows")
+    _check_commas(path, rows[0])
     # a header row is one whose *feature* cells are not numbers: the label cell does not
     # count, since labels may be words ("benign", "?") in a file without a header
     first = [cell.strip() for cell in rows[0]]
@@ -103,6 +104,8 @@ def _read_csv(path, label_column):
         named = True
     if named:
         header, rows = first, rows[1:]
+    if not rows:
+        raise DataFileError(f"{path} holds a header row but no data rows")
     width = len(header or rows[0])
     bad = [i for i, row in enumerate(rows) if len(row) != width]
     if bad:
@@ -112,9 +115,37 @@ def _read_csv(path, label_column):
     labels = np.array([row[col].strip() for row in rows])
     try:
         X = np.array([[float(c) for j, c in enumerate(row) if j != col] for row in rows])
-    except ValueError as exc:
-        raise DataFileError(f"{path}: feature columns must be numbers ({exc})") from None
+    except ValueError:
+        raise DataFileError(_not_a_number(path, rows, header, col)) from None
     return X, labels
+
+
+def _check_commas(path, first):
+    """Refuse a file whose first row is a single field holding semicolons or tabs: a file
+    separated by them (a spreadsheet's export in a locale with decimal commas), which the
+    csv reader sees as one column."""
+    separators = [name for sep, name in ((";", "semicolons"), ("\t", "tabs"))
+                  if sep in first[0]]
+    if len(first) == 1 and separators:
+        raise DataFileError(f"{path}: only comma-separated files are read, and its first row "
+                            f"is a single field with {' and '.join(separators)} "
+                            f"({first[0][:40]!r}); save it with commas between the fields")
+
+
+def _not_a_number(path, rows, header, label_col):
+    """The message for the first feature cell of ``rows`` that is not a number: its row (in
+    the file, header counted) and column (name, or 1-based position)."""
+    for i, row in enumerate(rows):
+        for j, cell in enumerate(row):
+            if j == label_col or _is_number(cell):
+                continue
+            column = repr(header[j]) if header is not None else str(j + 1)
+            where = f"row {i + 1 + (header is not None)}, column {column}"
+            what = "is empty (a missing value)" if not cell.strip() else f"holds {cell!r}"
+            hint = ("; only comma-separated files are read (decimal commas? semicolons or tabs "
+                    "between the fields?)" if any(sep in cell for sep in ";\t") else "")
+            return f"{path}: feature columns must be numbers: {where} {what}{hint}"
+    return f"{path}: feature columns must be numbers"
 
 
 def _read_npz(path, label_column):
