@@ -559,7 +559,7 @@ def test_bad_beta(beta, match):
      "only used with init='given'"),
     ("proportions", {"bags": np.zeros(10), "proportions": [0.5, 0.5]}, "one entry per bag"),
     ("proportions", {"bags": np.zeros(10), "proportions": [1.5]}, r"lie in \[0, 1\]"),
-    ("ssl", {"y": np.r_[1, 1, -np.ones(8)].astype(int)}, "-1 is the marker of unlabeled"),
+    ("ssl", {"y": np.r_[1, 1, -np.ones(8)].astype(int)}, "-1 marks the unlabeled points"),
     # ProportionSVM's order, fit(X, bags, proportions): the bag ids went into `y`
     ("proportions", {"y": np.repeat([0, 1], 5), "proportions": [0.2, 0.8]},
      r"Got a 1-D `y` with `proportions` and no `bags`: pass the bag ids as `bags=`"),

@@ -134,3 +134,18 @@ def test_wrongly_shaped_bags_are_named_as_such(bags):
     with pytest.raises(ValueError, match=r"`bags` must be one bag id per row of X, shape \(40,\), "
                                          r"or the two-column targets"):
         wc.ProportionSVM().fit(X, bags, np.full(5, 0.5))
+
+
+def test_beta_svm_checks_the_target_once():
+    """BetaSVM's fit checks a two-class target once: each warning about it comes once, and the
+    {-1, +1} error says why once."""
+    X, y_true, y_known, _ = _moons()
+    for y, text in (((y_true > 0).astype(int), "marks no row as unlabeled"),
+                    (y_known.astype(int), "exactly the values")):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            wc.BetaSVM().fit(X, y)
+        assert sum(text in m for m in _our_warnings(record)) == 1
+    with pytest.raises(ValueError) as info:
+        wc.BetaSVM().fit(X, np.where(y_known == 0, -1, y_known).astype(int))
+    assert str(info.value).count("leave a single class") == 1 and "init='knn'" in str(info.value)

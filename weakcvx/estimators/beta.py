@@ -88,10 +88,13 @@ def _ssl_classes(y, n_samples, max_classes=None):
     except ValueError as exc:
         values = np.asarray(y) if y is not None else np.array([])
         if values.dtype.kind in "iuf" and set(np.unique(values).tolist()) <= {-1, 1}:
-            raise ValueError(f"{exc} With init='ssl', -1 is the marker of unlabeled points, so "
-                             "labels in {-1, +1} leave a single class: encode the classes as, "
-                             "e.g., 0/1 and the unlabeled points as -1 (or use init='knn' for "
-                             "fully labeled, possibly noisy, data).") from exc
+            # the message already says that {-1, +1} leaves one class when both occur
+            why = "" if "leave a single class" in str(exc) else (
+                " With init='ssl', -1 is the marker of unlabeled points, so labels in {-1, +1} "
+                "leave a single class: encode the classes as, e.g., 0/1 and the unlabeled "
+                "points as -1.")
+            raise ValueError(f"{exc}{why} Or use init='knn' for fully labeled, possibly noisy, "
+                             "data.") from exc
         raise
 
 
@@ -319,8 +322,9 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _initial_beta(self, X, K, y, beta, bags, proportions, C):
-        """β⁰, the free rows, the costs and classes_ for ``init`` (``C`` resolved)."""
+    def _initial_beta(self, X, K, y, beta, bags, proportions, C, checked=None):
+        """β⁰, the free rows, the costs and classes_ for ``init`` (``C`` resolved);
+        ``checked``: ``(classes, codes)`` of ``y`` when ``fit`` has checked it already."""
         n = X.shape[0]
         if self.init == "proportions" and bags is None and y is not None and np.ndim(y) == 2:
             bags = y                                # fit(X, bag_targets(...))
@@ -356,13 +360,15 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         costs = np.full(n, C)
         free = np.ones(n, bool)
         if self.init == "ssl":
-            classes, y_known = _ssl_target(y, n)
+            classes, y_known = _ssl_target(y, n) if checked is None else \
+                (checked[0], one_vs_rest_known(checked[1], 1))
             beta0, free = beta_semi_supervised(y_known)
             n_labeled = int(np.sum(~free))
             c_u = C * n_labeled / n if self.C_unlabeled is None else self.C_unlabeled
             costs[free] = c_u
         elif self.init == "knn":
-            classes, y_pm = _two_class_target(y, n)
+            classes, y_pm = _two_class_target(y, n) if checked is None else \
+                (checked[0], np.where(checked[1] == 1, 1.0, -1.0))
             if self.n_neighbors >= n:
                 raise ValueError(f"`n_neighbors` must be below n_samples ({n}). Got "
                                  f"{self.n_neighbors}.")
@@ -498,11 +504,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X = self._validate_X(X)
+        checked = None  # the target checked once (its warnings given once)
         if self.init in ("ssl", "knn") and y is not None and beta is None and bags is None \
                 and proportions is None:
-            classes, codes = (_ssl_classes if self.init == "ssl" else _class_codes)(y, X.shape[0])
-            if classes.size > 2:
-                return self._fit_beta_one_vs_rest(X, classes, codes)
+            checked = (_ssl_classes if self.init == "ssl" else _class_codes)(y, X.shape[0])
+            if checked[0].size > 2:
+                return self._fit_beta_one_vs_rest(X, *checked)
         self._forget_one_vs_rest()
         features, pivots = self._p1_features(X)
         K = None
@@ -511,7 +518,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             K = inputs["kernel"] if "kernel" in inputs else kernels.linear(inputs["features"])
         C = self._cost(X)
         beta0, free, costs, self.classes_ = self._initial_beta(X, K, y, beta, bags, proportions,
-                                                               C)
+                                                               C, checked)
         self.costs_ = (C, float(costs[free].min()) if self.init == "ssl" and free.any() else C)
         self._warn_unscaled(X, K, C)
         initial = self._initial_fraction(beta0, free)
