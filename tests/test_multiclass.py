@@ -1,5 +1,5 @@
-"""More than two classes: one against the rest (S3VM with ``multi_class="ovr"``, BetaSVM with
-init "ssl" and "knn"), then one pair against the other on the transduction (S3VM's default)."""
+"""More than two classes: one against the rest (``multi_class="ovr"``; BetaSVM with init "ssl"
+and "knn"), then one pair against the other on that step's transduction (the default)."""
 
 import numpy as np
 import pytest
@@ -22,7 +22,7 @@ def _vertical_bands(seed, n_classes=3, n_per_class=40, n_labeled=2):
     return X, y, labeled
 
 
-SEMI_SUPERVISED = [wc.S3VM(random_state=0, multi_class="ovr"), wc.BetaSVM()]
+SEMI_SUPERVISED = [wc.S3VM(random_state=0, multi_class="ovr"), wc.BetaSVM(multi_class="ovr")]
 
 
 @pytest.mark.parametrize("estimator", SEMI_SUPERVISED, ids=lambda e: type(e).__name__)
@@ -73,26 +73,34 @@ def test_votes_of_pairs_is_scikit_learns_one_against_one_shape():
                                reference(confidences > 0, confidences, 5), atol=1e-12)
 
 
-def test_s3vm_pairs_are_two_class_fits_on_the_transduction():
-    """With the default multi_class="ovo", pair (i, j) is the two-class S3VM, fitted on its own,
-    of the rows labeled i or j and the unlabeled rows the one-against-the-rest fit gives to
-    either, with that fit's count of j among them; decision_function counts the pairs' votes."""
+PAIRS = [wc.S3VM(random_state=0), wc.BetaSVM(), wc.BetaSVM(init="knn")]
+
+
+@pytest.mark.parametrize("estimator", PAIRS, ids=["S3VM", "BetaSVM", "BetaSVM-knn"])
+def test_pairs_are_two_class_fits_on_the_transduction(estimator):
+    """With the default multi_class="ovo", pair (i, j) is the two-class fit, on its own, of the
+    rows labeled i or j and the unlabeled rows the one-against-the-rest fit gives to either,
+    with that fit's fraction of j among them; decision_function counts the pairs' votes."""
     X, y, labeled = _vertical_bands(3, n_classes=4)
+    if estimator.get_params().get("init") == "knn":
+        labeled = np.ones_like(labeled)  # every row labeled (noisy labels)
     classes = np.array([2, 4, 6, 8])
     target = np.where(labeled, classes[y], -1)
-    clf = wc.S3VM(random_state=0).fit(X, target)
-    first = wc.S3VM(random_state=0, multi_class="ovr").fit(X, target)
+    Estimator, params = type(estimator), estimator.get_params()
+    clf = Estimator(**params).fit(X, target)
+    first = Estimator(**{**params, "multi_class": "ovr"}).fit(X, target)
     assert len(clf.pair_estimators_) == 6 and len(clf.estimators_) == 4
     np.testing.assert_allclose(clf.estimators_[2].decision_function(X),
                                first.estimators_[2].decision_function(X), atol=1e-10)
-    assigned = first.transduction_
+    assigned = np.where(labeled, target, first.predict(X))
     confidences = []
     for pair, (i, j) in enumerate([(i, j) for i in range(4) for j in range(i + 1, 4)]):
         rows = np.isin(assigned, classes[[i, j]])
         unlabeled = rows & ~labeled
-        fraction = np.mean(assigned[unlabeled] == classes[j])
-        alone = wc.S3VM(random_state=0, positive_fraction=fraction).fit(
-            X[rows], np.where(labeled[rows], np.where(target[rows] == classes[j], 1, 0), -1))
+        fraction = (np.mean(assigned[unlabeled] == classes[j]) if unlabeled.any()
+                    else params["positive_fraction"])
+        alone = Estimator(**{**params, "positive_fraction": fraction}).fit(
+            X[rows], np.where(labeled[rows], np.where(target[rows] == classes[j], 2, 1), -1))
         confidences.append(alone.decision_function(X))
         np.testing.assert_allclose(clf.pair_estimators_[pair].decision_function(X),
                                    confidences[-1], atol=1e-10)
@@ -103,7 +111,7 @@ def test_s3vm_pairs_are_two_class_fits_on_the_transduction():
     scores = clf.decision_function(X)
     assert np.array_equal(np.floor(scores + 1 / 3), votes)  # confidences only break ties
     assert np.array_equal(clf.predict(X), classes[scores.argmax(axis=1)])
-    # a two-class refit, or one against the rest, forgets the pairs
+    # a refit one against the rest forgets the pairs
     clf.set_params(multi_class="ovr").fit(X, target)
     assert not hasattr(clf, "pair_estimators_")
     np.testing.assert_allclose(clf.decision_function(X), first.decision_function(X), atol=1e-10)
@@ -121,7 +129,7 @@ def test_s3vm_pairs_with_a_precomputed_kernel():
     assert np.array_equal(pre.transduction_, rbf.transduction_)
 
 
-@pytest.mark.parametrize("estimator", SEMI_SUPERVISED + [wc.S3VM(random_state=0)],
+@pytest.mark.parametrize("estimator", SEMI_SUPERVISED + [wc.S3VM(random_state=0), wc.BetaSVM()],
                          ids=lambda e: f"{type(e).__name__}-{getattr(e, 'multi_class', '')}")
 def test_more_classes_beat_supervised_on_bands(estimator):
     """Three bands split by gaps, two labels a class: the unlabeled points move the boundaries

@@ -321,17 +321,20 @@ def multiclass_data(name, seed, max_rows=MULTICLASS_ROWS):
 
 
 def bench_ssl_multiclass(seeds=MULTICLASS_SEEDS, fractions=(0.05, 0.1), sets=MULTICLASS_SETS):
-    """``S3VM()`` (one per class against the rest, then one per pair of classes on its
-    transduction), ``S3VM(multi_class="ovr")`` (the first step alone) and ``BetaSVM()`` (one
-    against the rest) with more than two classes, beside the SVC of the labeled rows,
-    self-training and label spreading: stratified draws, accuracy on the unlabeled rows, time
-    ratio to one SVC fit with all labels."""
-    from weakcvx import S3VM
+    """``S3VM()`` and ``BetaSVM()`` (one per class against the rest, then one per pair of
+    classes on that transduction) and the first step alone (``multi_class="ovr"``) with more
+    than two classes, beside the SVC of the labeled rows, self-training and label spreading:
+    stratified draws, accuracy on the unlabeled rows, time ratio to one SVC fit with all
+    labels."""
+    from weakcvx import S3VM, BetaSVM
 
     methods = {m: f for m, f in _ssl_methods().items()
                if m in ("S3VM", "BetaSVM", "SVC (labeled)", "self-training", "LabelSpreading")}
     methods = {"S3VM": methods.pop("S3VM"),
                "S3VM ovr": lambda X, y_semi, labeled, seed: S3VM(
+                   multi_class="ovr", random_state=seed).fit(X, y_semi),
+               "BetaSVM": methods.pop("BetaSVM"),
+               "BetaSVM ovr": lambda X, y_semi, labeled, seed: BetaSVM(
                    multi_class="ovr", random_state=seed).fit(X, y_semi), **methods}
     _warm_up(methods)
     records = []

@@ -233,13 +233,15 @@ def _peers(result):
     for fraction, rows, mean in _by_fraction(result.get("ssl_multiclass", [])):
         pairs = "S3VM ovr" in rows[0]["accuracy"]
         parts.append(f"{fraction:.0%} labeled, {len(rows)} sets of 3-10 classes ("
-                     + ("one S3VM per class against the rest, then per pair of classes"
+                     + ("one per class against the rest, then per pair of classes"
                         if pairs else "one S3VM per class against the rest")
                      + f"): S3VM **{mean('S3VM'):.3f}** vs SVC on the "
                      f"labeled rows {mean('SVC (labeled)'):.3f}"
                      + (f", S3VM(multi_class=\"ovr\") {mean('S3VM ovr'):.3f}" if pairs else "")
                      + (f", BetaSVM {mean('BetaSVM'):.3f}" if "BetaSVM" in rows[0]["accuracy"]
                         else "")
+                     + (f", BetaSVM(multi_class=\"ovr\") {mean('BetaSVM ovr'):.3f}"
+                        if "BetaSVM ovr" in rows[0]["accuracy"] else "")
                      + f", self-training "
                      f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}")
     for r in result.get("mil", []):

@@ -156,10 +156,15 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     - ``"given"``: ``fit(X, y=None, beta=...)``; all rows free (``beta_from_votes`` turns an
       expert vote matrix into β).
 
-    More than two classes (``"ssl"`` and ``"knn"``): one β-SVM per class against the rest,
-    ``estimators_[k]`` for class ``classes_[k]`` (its class 1) against the others (0), each with
-    the defaults above; ``decision_function`` has one column per class and ``predict`` takes
-    the largest (as :class:`~weakcvx.S3VM`; docs/methods/beta.rst).
+    More than two classes (``"ssl"`` and ``"knn"``), as :class:`~weakcvx.S3VM`: first one
+    β-SVM per class against the rest, ``estimators_[k]`` for class ``classes_[k]`` (its class
+    1) against the others (0), each with the defaults above, and each unlabeled row goes to the
+    class of the largest score; then (``multi_class="ovo"``, the default) one β-SVM per pair of
+    classes :math:`i < j` (``pair_estimators_``) on the rows labeled :math:`i` or :math:`j`
+    and the unlabeled rows given to either, with the fraction of :math:`j` among those as its
+    ``positive_fraction``; ``decision_function`` has one column per class (the pairs' votes,
+    :func:`weakcvx.estimators._base.votes_of_pairs`) and ``predict`` takes the largest
+    (docs/methods/beta.rst).
 
     Parameters
     ----------
@@ -208,6 +213,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         ``"ssl"`` and the mean initial ``β⁺`` of the free rows otherwise; ``None`` is the
         paper's P2 (a number: two classes only). ``"auto"`` was chosen on standardized
         breast_cancer with 1–5 labeled points per class (docs/methods/beta.rst).
+    multi_class : {"ovo", "ovr"}, default="ovo"
+        More than two classes only: ``"ovr"`` one β-SVM per class against the rest, ``"ovo"``
+        then one per pair of classes (above). ``"ovo"`` was chosen on split seeds 20-24 of six
+        multi-class sets (stratified 5% and 10% labels; with ``init="knn"``, 10% and 30%
+        flipped labels, seeds 20-22; docs/methods/beta.rst); it costs about half as much again
+        as ``"ovr"``.
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
@@ -223,6 +234,10 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         from the rest (0) and holds the attributes below for its problem (``beta_``,
         ``dual_coef_``, ``intercept_``, ``coef_``, ``converged_``, ``status_`` and
         ``history_`` are there only).
+    pair_estimators_ : list of BetaSVM
+        Only with more than two classes and ``multi_class="ovo"``: one per pair
+        ``(classes_[i], classes_[j])``, ``i < j`` in that order, separating ``classes_[j]``
+        (its class 1) from ``classes_[i]`` (0) on the rows given to either.
     n_classes_ : int
         Only with more than two classes.
     beta_ : ndarray of shape (n_samples, 2)
@@ -290,6 +305,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "solver": [StrOptions({"libsvm", "cvxopt"})],
         "positive_fraction": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both"), None],
+        "multi_class": [StrOptions({"ovo", "ovr"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         **{k: v for k, v in KERNEL_CONSTRAINTS.items() if k != "intercept_scaling"},
@@ -300,7 +316,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, init="ssl", kernel="rbf", C=None, C_unlabeled=None, gamma="mean_distance",
                  degree=3, coef0=1.0, n_neighbors=4, max_iter=20, tol=1e-3, solver="libsvm",
-                 positive_fraction="auto", random_state=None, verbose=0):
+                 positive_fraction="auto", multi_class="ovo", random_state=None, verbose=0):
         self.init = init
         self.kernel = kernel
         self.C = C
@@ -313,6 +329,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.solver = solver
         self.positive_fraction = positive_fraction
+        self.multi_class = multi_class
         self.random_state = random_state
         self.verbose = verbose
 
@@ -550,15 +567,29 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_beta_one_vs_rest(self, X, classes, codes):
         """More than two classes (``init`` "ssl" or "knn"): one β-SVM per class against the
-        rest, on the validated rows ``X`` (``estimators_``)."""
-        def fit_class(binary, k):
-            # classes 1 (the rest) and 2 (class k): a 0/1 target would read as the modelling
-            # layer's convention when the rest outnumbers the unlabeled rows
-            target = np.where(codes == k, 2, 1)
-            return binary.fit(X, np.where(codes < 0, -1, target) if self.init == "ssl"
-                              else target)
+        rest, on the validated rows ``X`` (``estimators_``); with ``multi_class="ovo"`` then
+        one per pair of classes on the rows that step gives to either (``pair_estimators_``)."""
+        def two_classes(binary, X_rows, codes_rows, positive):
+            # classes 1 and 2 (positive): a 0/1 target would read as the modelling layer's
+            # convention when class 0 outnumbers the unlabeled rows
+            target = np.where(codes_rows == positive, 2, 1)
+            return binary.fit(X_rows, np.where(codes_rows < 0, -1, target)
+                              if self.init == "ssl" else target)
 
-        self._fit_one_vs_rest(X, classes, fit_class)
+        scores = self._fit_one_vs_rest(
+            X, classes, lambda binary, k: two_classes(binary, X, codes, k))
+        if self.multi_class == "ovo":
+            precomputed = self.kernel == "precomputed"
+
+            def fit_pair(binary, rows, y_known, n_positive):
+                unlabeled = int(np.sum(y_known == 0))
+                if unlabeled:  # the first step's count of class j among the unlabeled rows
+                    binary.set_params(positive_fraction=n_positive / unlabeled)
+                X_pair = X[np.ix_(rows, rows)] if precomputed else X[rows]
+                pair_codes = np.where(y_known == 0, -1, (y_known > 0).astype(int))  # j is 1
+                return two_classes(binary, X_pair, pair_codes, 1)
+            self._fit_pairs(X, codes, np.where(codes >= 0, codes, scores.argmax(axis=1)),
+                            fit_pair)
         return self
 
     def predict(self, X):
