@@ -149,3 +149,17 @@ def test_beta_svm_checks_the_target_once():
     with pytest.raises(ValueError) as info:
         wc.BetaSVM().fit(X, np.where(y_known == 0, -1, y_known).astype(int))
     assert str(info.value).count("leave a single class") == 1 and "init='knn'" in str(info.value)
+
+
+def test_scikit_learn_target_given_to_the_modelling_layer_warns():
+    """The mirror trap: scikit-learn's target (-1 unlabeled, classes 0/1) given to
+    SemiSupervised fixes every unlabeled point to class -1; a warning names both conventions,
+    and its conversion gives the modelling layer's y_known back."""
+    _, _, y_known, y = _moons()
+    with pytest.warns(UserWarning, match="-1 in more than half of the points"):
+        wc.labelsets.SemiSupervised(y)
+    converted = np.where(y == -1, 0, np.where(y > 0, 1, -1))  # the warning's own advice
+    assert np.array_equal(converted, y_known)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wc.labelsets.SemiSupervised(y_known)

@@ -469,6 +469,19 @@ def _count_block(size, lo, hi):
     return np.array(block).reshape(len(block), size)
 
 
+def _warn_if_scikit_learn_target(y):
+    """Warn when ``y_known`` looks like scikit-learn's semi-supervised target (classes 0 and 1,
+    -1 for unlabeled rows): the three values with -1 in more than half of the points, as the
+    unlabeled points of a semi-supervised problem usually are, where here -1 is a labeled
+    class (the mirror of the estimators' check, docs/user_guide.rst "Two conventions")."""
+    if np.isin((-1.0, 0.0, 1.0), y).all() and np.sum(y == -1) > y.size / 2:
+        warn("`y_known` holds exactly the values -1, 0 and +1, with -1 in more than half of the "
+             "points. SemiSupervised reads -1 and +1 as the two classes (fixed labels) and 0 as "
+             "unknown; scikit-learn's semi-supervised target reads -1 as unlabeled and 0 and 1 "
+             "as the classes. If -1 marks your unlabeled points, convert: y_known = "
+             "np.where(y == -1, 0, np.where(y > 0, 1, -1)).", UserWarning)
+
+
 class SemiSupervised(LabelSet):
     r"""Semi-supervised labels: labeled points fixed, a given number of positives elsewhere.
 
@@ -480,7 +493,8 @@ class SemiSupervised(LabelSet):
         class (positive-unlabeled learning, see Notes). This is not scikit-learn's
         semi-supervised target (class labels, -1 for unlabeled rows), which would read here
         as fixed negatives and cannot be told apart from it in general (classes 0 and 1 use
-        the same three values): convert one with
+        the same three values; a ``UserWarning`` when -1 is more than half of the points, as
+        unlabeled points usually are): convert one with
         ``weakcvx.estimators.s3vm.check_semi_supervised_target(y, n)``, which returns the
         classes and this ``y_known``; the estimators take scikit-learn's target themselves.
     n_positive : int, optional
@@ -562,6 +576,7 @@ class SemiSupervised(LabelSet):
             raise ValueError("`y_known` must use +1/-1 for labeled and 0 for unlabeled points. "
                              f"Got values {np.unique(y[bad])[:5]} instead.")
         super().__init__(y.size)
+        _warn_if_scikit_learn_target(y)
         self.y_known = y.astype(np.int64)
         self.labeled = np.flatnonzero(self.y_known != 0)
         self.unlabeled = np.flatnonzero(self.y_known == 0)
