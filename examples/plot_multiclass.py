@@ -6,9 +6,9 @@ The label sets of weakcvx are sign vectors, so each of its semi-supervised probl
 classes. Given more, :class:`weakcvx.S3VM` and :class:`weakcvx.BetaSVM` fit one problem per
 class, that class against the others, on all the unlabeled points, and predict the class of
 the largest decision value, as scikit-learn's ``SVC(decision_function_shape="ovr")`` reports
-one score per class. ``S3VM`` then fits one problem per pair of classes, on the unlabeled
-points that the first step gave to either and with its count of each, and counts the pairs'
-votes (``multi_class="ovo"``, its default). Here: scikit-learn's 8 x 8 digits (ten classes, 1,797 images,
+one score per class. Both then fit one problem per pair of classes, on the unlabeled points
+that the first step gave to either and with its share of each, and count the pairs' votes
+(``multi_class="ovo"``, their default). Here: scikit-learn's 8 x 8 digits (ten classes, 1,797 images,
 standardized), a stratified 2%, 5% or 10% of the images labeled, accuracy on the unlabeled
 ones, mean over two draws, beside the SVC of the labeled images and label spreading (the
 figures over more sets and seeds are in ``weakcvx bench peers`` and
