@@ -261,6 +261,11 @@ def test_bad_classes_and_parameters():
         wc.PartialLabelSVM(lam=0.0).fit(X, C)
     with pytest.raises(ValueError, match="'degree' parameter"):
         wc.PartialLabelSVM(kernel="poly", degree=0).fit(X, C)
+    # an unknown CVXPY solver is refused before the fit, naming the installed ones
+    with pytest.raises(ValueError, match="`cccp_solver` must be the name of an installed CVXPY "
+                                         "solver, one of .*CLARABEL.*Got 'BOGUS'"):
+        wc.PartialLabelSVM(solver="cccp", cccp_solver="BOGUS").fit(X, C)
+    wc.PartialLabelSVM(cccp_solver="BOGUS").fit(X, C)  # unused by the default solver
     with pytest.raises(ValueError, match="`lam` must be a positive"):
         pl_pegasos_linear(X, C, lam=-1.0)
     with pytest.raises(ValueError, match="2-D boolean matrix"):

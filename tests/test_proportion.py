@@ -218,6 +218,13 @@ def test_bad_input(Est, toy):
         Est().fit(X, bags[:-1], p)
 
 
+def test_n_jobs_zero_is_refused_by_name(toy):
+    """joblib's n_jobs = 0 has no meaning: the parameter check says so, not joblib."""
+    X, _, bags, p = toy
+    with pytest.raises(ValueError, match="'n_jobs' parameter of ProportionSVM.*Got 0"):
+        wc.ProportionSVM(n_jobs=0).fit(X, bags, p)
+
+
 def test_bad_eps_and_infeasible_proportions(toy):
     X, _, bags, p = toy
     with pytest.raises(ValueError, match="eps"):

@@ -344,6 +344,16 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = True
         return tags
 
+    def _check_cccp_solver(self):
+        """``cccp_solver`` must name a CVXPY solver installed here: refused before the fit,
+        not as a failure of its first convex step."""
+        import cvxpy as cp
+
+        installed = cp.installed_solvers()
+        if not isinstance(self.cccp_solver, str) or self.cccp_solver.upper() not in installed:
+            raise ValueError(f"`cccp_solver` must be the name of an installed CVXPY solver, one "
+                             f"of {installed}. Got {self.cccp_solver!r}.")
+
     def _fit_standardization(self, X):
         """Set ``mean_`` and ``scale_`` from the training ``X`` and return it standardized
         (sparse ``X``: scaled only; the centering is left to the solver, see ``_center``)."""
@@ -404,9 +414,12 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         ValueError
             If ``candidates`` is not boolean-like, has an empty candidate set, fewer than two
             columns or classes, a number of rows other than ``X``'s, mixes sets with other
-            rows, or carries no information (every row the same candidate set).
+            rows, or carries no information (every row the same candidate set); or, with
+            ``solver="cccp"``, if ``cccp_solver`` is not an installed CVXPY solver.
         """
         X = self._validate_X(X)
+        if self.solver == "cccp":
+            self._check_cccp_solver()
         self.classes_, C = _candidates_from_target(candidates, X.shape[0], classes)
         # score aligns a DataFrame's columns by name only when fit read classes_ from names
         self._classes_from_columns = classes is None and _column_names(candidates) is not None
