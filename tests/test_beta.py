@@ -606,3 +606,16 @@ def _cv_bag_error(estimator, X, targets, cv):
         errors.append(wc.model_selection.bag_proportion_error(targets[test], None,
                                                               model.predict(X[test])))
     return float(np.mean(errors))
+
+
+def test_linear_beta_svm_does_not_move_with_the_features():
+    """kernel="linear" centres dense features (the offset b is free, so the β-SVM is the
+    same): a common offset of 1e4 gives the decision values of the unshifted data, where
+    uncentred P1 collapsed to one class (accuracy 0.5 against 0.93)."""
+    X, y_true, y_known = wc.datasets.make_two_moons(30, n_labeled=4, random_state=0)
+    y = np.where(y_known == 0, -1, (y_known > 0).astype(int))
+    plain = wc.BetaSVM(kernel="linear").fit(X, y)
+    shifted = wc.BetaSVM(kernel="linear").fit(X + 1e4, y)
+    np.testing.assert_allclose(shifted.decision_function(X + 1e4), plain.decision_function(X),
+                               atol=1e-6)
+    assert np.mean(shifted.predict(X + 1e4) == (y_true > 0)) > 0.85

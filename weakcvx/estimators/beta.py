@@ -6,6 +6,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
@@ -170,6 +171,10 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     ----------
     init : {"ssl", "knn", "proportions", "given"}, default="ssl"
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+        With ``"linear"`` dense features are centred on their mean in ``fit``: the same
+        β-SVM (its offset ``b`` is free), but features far from the origin made the kernel
+        nearly constant and P1 collapse to one class (two moons + 1e4); ``predict`` takes
+        uncentred points, the mean is folded into ``intercept_``.
     C : float or None, default=None
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
         grid search). ``None``: ``KERNEL_C`` = 10, or with ``kernel="linear"``
@@ -528,6 +533,10 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             if checked[0].size > 2:
                 return self._fit_beta_one_vs_rest(X, *checked)
         self._forget_one_vs_rest()
+        center = None
+        if self.kernel == "linear" and not sp.issparse(X):  # see kernel
+            center = X.mean(axis=0)
+            X = X - center
         features, pivots = self._p1_features(X)
         K = None
         if features is None:
@@ -556,6 +565,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         elif self.kernel == "linear":
             self.coef_ = (res.solution.coef * scale if res.solution.coef is not None
                           else np.asarray(X.T @ self.dual_coef_).ravel())
+            if center is not None:  # f(x) = w·(x − center) + b on uncentred points
+                self.intercept_ -= float(center @ self.coef_)
         else:
             self.X_fit_ = X if self.kernel != "precomputed" else None
         self.n_iter_ = res.n_iter + 1
