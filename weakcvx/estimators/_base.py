@@ -190,6 +190,30 @@ def spread_scaled_cost(product, X, intercept_scaling):
     return product / max(spread, np.finfo(float).tiny)
 
 
+def linear_center(X):
+    r"""The mean :math:`\bar x` on which the linear kernel estimators centre dense rows ``X``
+    (the offset, a regularised constant feature or a free ``b``, then need not make up for a
+    common offset of the features), or ``None``: for sparse rows (centring would make them
+    dense) and for rows already centred, :math:`\|\bar x\|^2 \le 10^{-12}` times their mean
+    squared distance to it (standardized features: centring would only copy ``X``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1e4, 1.0], [1e4 + 2, -1.0]])
+    >>> linear_center(X)
+    array([10001.,     0.])
+    >>> linear_center(X - X.mean(axis=0)) is None
+    True
+    """
+    if sp.issparse(X):
+        return None
+    center = X.mean(axis=0)
+    if float(center @ center) <= 1e-12 * kernels.mean_squared_spread(X):
+        return None
+    return center
+
+
 def integer_seed(random_state):
     """An int seed for the solvers from ``random_state`` (None, int or RandomState): an int is
     kept, otherwise one draw from :func:`sklearn.utils.check_random_state` (so that a

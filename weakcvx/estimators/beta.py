@@ -6,7 +6,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
@@ -17,8 +16,8 @@ from .._validation import (check_classes, check_not_continuous, check_real, cons
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
 from ..model_selection import bag_proportion_error
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, verbose_logging,
-                    warn_if_unscaled)
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, linear_center,
+                    verbose_logging, warn_if_unscaled)
 from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_classes, one_vs_rest_known
 
 
@@ -533,9 +532,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             if checked[0].size > 2:
                 return self._fit_beta_one_vs_rest(X, *checked)
         self._forget_one_vs_rest()
-        center = None
-        if self.kernel == "linear" and not sp.issparse(X):  # see kernel
-            center = X.mean(axis=0)
+        center = linear_center(X) if self.kernel == "linear" else None  # see kernel
+        if center is not None:
             X = X - center
         features, pivots = self._p1_features(X)
         K = None

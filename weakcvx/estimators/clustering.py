@@ -17,7 +17,8 @@ from ..rounding import initial_labelings
 from ..labelsets import Clustering
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
-                    round_cap_is_the_stopping_rule, rounded_labels_model, verbose_logging)
+                    linear_center, round_cap_is_the_stopping_rule, rounded_labels_model,
+                    verbose_logging)
 from .s3vm import check_sdp_size
 
 #: Label-generation rounds per start when ``max_iter=None`` (the stopping rule; see ``max_iter``).
@@ -281,8 +282,9 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         return self
 
     def _linear_center(self, X):
-        """The mean the linear kernel's dense features are centred on (see ``kernel``); None
-        for the other kernels and for sparse features."""
+        """The mean the linear kernel's dense features are centred on (see ``kernel``,
+        :func:`~weakcvx.estimators._base.linear_center`); None for the other kernels, for
+        sparse features and for features already centred."""
         if self.kernel != "linear":
             return None
         if sp.issparse(X):
@@ -293,7 +295,7 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
                      "intercept_scaling if the clusters are not on either side of "
                      "the origin.", UserWarning)
             return None
-        return np.asarray(X.mean(axis=0)).ravel()
+        return linear_center(X)
 
     def _solve_from_starts(self, X, problem, seed):
         """One local search from each of :func:`clustering_starts`; keep the run whose rounded

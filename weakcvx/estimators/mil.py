@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 from numbers import Integral, Real
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -18,7 +17,7 @@ from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed,
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, linear_center,
                     round_cap_is_the_stopping_rule, rounded_labels_model,
                     spread_scaled_cost, verbose_logging)
 
@@ -548,9 +547,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"variant='mi' labels every instance. Got n_key={self.n_key!r} "
                              "with variant='mi'.")
         X = self._validate_X(X)
-        center = None
-        if self.kernel == "linear" and self.intercept_scaling > 0 and not sp.issparse(X):
-            center = X.mean(axis=0)
+        linear = self.kernel == "linear" and self.intercept_scaling > 0
+        center = linear_center(X) if linear else None  # see kernel
+        if center is not None:
             X = X - center
         bag_ids = np.repeat(np.arange(len(sizes)), sizes)
         labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key) \

@@ -6,7 +6,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -19,7 +18,7 @@ from ..rounding import labeled_cv_accuracy, supervised_scores
 from ..labelsets import SemiSupervised
 from ..problem import WeakLabelProblem
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin,
-                    integer_seed, logger, n_positive_from_fraction,
+                    integer_seed, linear_center, logger, n_positive_from_fraction,
                     round_cap_is_the_stopping_rule, rounded_labels_model, spread_scaled_cost,
                     verbose_logging)
 
@@ -932,9 +931,9 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         (``None``: from ``positive_fraction`` or the default balance)."""
         if self.relaxation == "sdp":
             check_sdp_size(self, X.shape[0])
-        center = None
-        if self.kernel == "linear" and self.intercept_scaling > 0 and not sp.issparse(X):
-            center = X.mean(axis=0)
+        linear = self.kernel == "linear" and self.intercept_scaling > 0
+        center = linear_center(X) if linear else None  # see kernel
+        if center is not None:
             X = X - center
         self._selected_gamma = None
         if self.gamma == "select" and self.kernel == "rbf":
