@@ -1,6 +1,9 @@
 """More than two classes: one against the rest (``multi_class="ovr"``; BetaSVM with init "ssl"
 and "knn"), then one pair against the other on that step's transduction (the default)."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.svm import SVC
@@ -167,5 +170,13 @@ def test_a_class_problem_that_warns_is_named():
     y_semi = np.full_like(y, -1)
     for c in range(10):
         y_semi[np.flatnonzero(y == c)[:2]] = c
-    with pytest.warns(UserWarning, match=r"^class \d against the rest: BetaSVM predicts"):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         wc.BetaSVM().fit(X, y_semi)
+    drifted = [w for w in record if "BetaSVM predicts" in str(w.message)]
+    # one warning for the problems that drifted, naming them and how many of the ten
+    assert len(drifted) == 1
+    message = str(drifted[0].message)
+    assert re.match(r"^(class \d|classes \d(, \d)+) against the rest( \(\d of 10 problems; the "
+                    r"first one's message\))?: BetaSVM predicts", message), message
+    assert drifted[0].filename == __file__  # it points at the user's call of fit

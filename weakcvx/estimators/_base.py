@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import re
 import sys
 import warnings
 from fractions import Fraction
@@ -258,6 +259,34 @@ def votes_of_pairs(confidences, n_classes):
     return votes + summed / (3.0 * (np.abs(summed) + 1.0))
 
 
+#: Problems named, at most, in a warning that several of them gave (:func:`_reissue_warnings`).
+NAMED_PROBLEMS = 8
+
+
+def _reissue_warnings(records, n_problems, one, several):
+    """Re-issue the warnings of the two-class problems of a fit with more than two classes,
+    named (a warning of one class's problem is otherwise a puzzle) and once per kind: the
+    problems whose warnings differ only in their numbers are named together, with how many of
+    the ``n_problems`` gave it and the first one's message (26 classes against the rest on
+    letter drifted to one class in 14 problems: one warning, not 14). ``one`` and ``several``
+    are formats of the problems' names, e.g. ``"class {} against the rest"``."""
+    groups = {}
+    for problem, caught in records:
+        shape = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", str(caught.message))
+        groups.setdefault((caught.category, shape), []).append((problem, caught))
+    for (category, _), items in groups.items():
+        names = [problem for problem, _ in items]
+        if len(names) == 1:
+            prefix = one.format(names[0])
+        else:
+            listed = ", ".join(names[:NAMED_PROBLEMS]) + (", ..." if len(names) > NAMED_PROBLEMS
+                                                           else "")
+            prefix = (f"{several.format(listed)} ({len(names)} of {n_problems} problems; the "
+                      f"first one's message)")
+        # the user's call: this function, the loop, the estimator's step, fit, its wrapper
+        warnings.warn(f"{prefix}: {items[0][1].message}", category, stacklevel=6)
+
+
 class OneVsRestMixin:
     """More than two classes, one against the rest (scikit-learn's
     ``SVC(decision_function_shape="ovr")`` reports the same shape): ``estimators_[k]`` is the
@@ -288,14 +317,16 @@ class OneVsRestMixin:
         for name in self._two_class_attributes + self._pair_attributes:
             self.__dict__.pop(name, None)  # of an earlier fit
         self.classes_, self.n_classes_ = classes, classes.size
-        self.estimators_ = []
+        self.estimators_, caught = [], []
         for k in range(classes.size):
             self._log("%s: class %s against the rest (%d of %d)", classes[k], k + 1,
                       classes.size)
-            with self._named_warnings(f"class {classes[k]} against the rest"):
+            with self._recorded_warnings(caught, str(classes[k])):
                 binary = fit_class(self._binary_clone(), k)
             binary.classes_ = np.array([0, 1])
             self.estimators_.append(binary)
+        _reissue_warnings(caught, classes.size, "class {} against the rest",
+                          "classes {} against the rest")
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
         return self._decision_validated(X)
@@ -308,20 +339,22 @@ class OneVsRestMixin:
         ``y_known`` = +1 for ``j``, −1 for ``i``, 0 unlabeled, and ``n_positive`` the unlabeled
         rows assigned to ``j``; returns it. Returns the scores on the rows ``X`` (validated),
         one column per class (:func:`votes_of_pairs`)."""
-        self.pair_estimators_, self._pair_rows = [], []
+        self.pair_estimators_, self._pair_rows, caught = [], [], []
         n_pairs = self.n_classes_ * (self.n_classes_ - 1) // 2
         for i in range(self.n_classes_):
             for j in range(i + 1, self.n_classes_):
                 rows = np.flatnonzero((assigned == i) | (assigned == j))
                 y_known = np.where(codes[rows] == j, 1, np.where(codes[rows] == i, -1, 0))
                 n_positive = int(np.sum((y_known == 0) & (assigned[rows] == j)))
-                names = f"classes {self.classes_[i]} and {self.classes_[j]}"
-                self._log("%s: %s (%d of %d)", names, len(self.pair_estimators_) + 1, n_pairs)
-                with self._named_warnings(names):
+                names = f"{self.classes_[i]} and {self.classes_[j]}"
+                self._log("%s: classes %s (%d of %d)", names, len(self.pair_estimators_) + 1,
+                          n_pairs)
+                with self._recorded_warnings(caught, names):
                     binary = fit_pair(self._binary_clone(), rows, y_known, n_positive)
                 binary.classes_ = np.array([0, 1])
                 self.pair_estimators_.append(binary)
                 self._pair_rows.append(rows)
+        _reissue_warnings(caught, n_pairs, "classes {}", "class pairs {}")
         return self._decision_validated(X)
 
     def _binary_clone(self):
@@ -341,16 +374,15 @@ class OneVsRestMixin:
             with verbose_logging(self.verbose):
                 logger.info(message, type(self).__name__, *args)
 
+    @staticmethod
     @contextlib.contextmanager
-    def _named_warnings(self, problem):
-        """Re-issue the warnings of one two-class problem with its name in front (a warning
-        of one class's problem is otherwise a puzzle)."""
+    def _recorded_warnings(records, problem):
+        """Record the warnings of one two-class problem as ``(problem, warning)`` in
+        ``records``, for :func:`_reissue_warnings`."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
-        for caught_warning in caught:
-            warnings.warn(f"{problem}: {caught_warning.message}", caught_warning.category,
-                          stacklevel=5)
+        records.extend((problem, caught_warning) for caught_warning in caught)
 
     def _forget_one_vs_rest(self):
         """Drop the attributes of an earlier fit with more than two classes."""
