@@ -79,9 +79,9 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
     the values -1, 0, +1 with 0 in more than half of the rows: there 0 is unknown, here -1 is
     unlabeled) and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark
     unlabeled rows with -1, and so is the string ``'-1'`` among string classes (a CSV read as
-    text), which would otherwise be a class. As scikit-learn's classifiers, a column vector (n, 1) is raveled with a
-    ``DataConversionWarning`` and a regression target (non-integer floats) is refused
-    ("Unknown label type").
+    text), which would otherwise be a class. As scikit-learn's classifiers, a column vector
+    (n, 1) is raveled with a ``DataConversionWarning`` and a regression target (non-integer
+    floats) is refused ("Unknown label type").
     """
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None: "
@@ -732,8 +732,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         More than two classes only. ``"ovr"``: one S3VM per class against the rest;
         ``"ovo"``: then one per pair of classes on that step's transduction, combined by votes
         (above). ``"ovo"`` was chosen on split seeds 20-27 of six multi-class sets (stratified
-        5% and 10% labels; docs/methods/s3vm.rst, "More than two classes"); it costs about a
-        third more than ``"ovr"``.
+        5% and 10% labels; docs/methods/s3vm.rst, "More than two classes"); it costs a quarter
+        to a third more than ``"ovr"``.
     random_state : int, RandomState or None
     verbose : int
         ``0`` silent; ``1`` progress lines (label generation rounds, branch-and-bound progress
