@@ -653,8 +653,10 @@ def test_bag_mean_kernel_equals_a_k_at(sparse_input):
 
 
 def test_invcal_without_the_n_by_n_kernel_is_the_same_model(toy):
-    """The linear kernel through the bag means, and the RBF kernel by blocks under a memory
-    budget too small for the dense kernel: the models of the dense kernel."""
+    """The linear kernel through the bag means, and the RBF kernel by blocks (at every size,
+    and under a memory budget too small for one n × n array): the models of the dense kernel
+    given to :func:`weakcvx.proportion.invcal`."""
+    from weakcvx import kernels
     from weakcvx.proportion import invcal
 
     X, _, bags, p = toy
@@ -662,12 +664,15 @@ def test_invcal_without_the_n_by_n_kernel_is_the_same_model(toy):
     clf = wc.InvCal().fit(X, bags, p)
     np.testing.assert_allclose(clf.dual_coef_, dense["beta"], atol=1e-8)
     assert clf.intercept_ == pytest.approx(dense["intercept"], abs=1e-8)
-    reference = wc.InvCal(kernel="rbf").fit(X, bags, p)
-    wc.set_config(memory_budget=8 * len(X) ** 2)  # one n × n array: below the fit's two
+    blocks = wc.InvCal(kernel="rbf").fit(X, bags, p)
+    assert blocks._invcal_kernels(X, bags, len(p))[0] is None  # the block path ran
+    reference = invcal(kernels.rbf(X, gamma=blocks._gamma), bags, p, C=blocks.C)
+    np.testing.assert_allclose(blocks.dual_coef_, reference["beta"], atol=1e-8)
+    assert blocks.intercept_ == pytest.approx(reference["intercept"], abs=1e-8)
+    wc.set_config(memory_budget=8 * len(X) ** 2)  # one n × n array
     try:
-        blocks = wc.InvCal(kernel="rbf").fit(X, bags, p)
-        assert blocks._invcal_kernels(X, bags, len(p))[0] is None  # the block path ran
+        small = wc.InvCal(kernel="rbf").fit(X, bags, p)
     finally:
         wc.set_config(memory_budget=None)
-    np.testing.assert_allclose(blocks.decision_function(X), reference.decision_function(X),
+    np.testing.assert_allclose(small.decision_function(X), blocks.decision_function(X),
                                atol=1e-8)

