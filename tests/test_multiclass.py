@@ -180,3 +180,19 @@ def test_a_class_problem_that_warns_is_named():
     assert re.match(r"^(class \d|classes \d(, \d)+) against the rest( \(\d of 10 problems; the "
                     r"first one's message\))?: BetaSVM predicts", message), message
     assert drifted[0].filename == __file__  # it points at the user's call of fit
+
+
+def test_verbose_one_logs_a_line_per_problem(caplog):
+    """verbose=1 with more than two classes: one progress line per two-class problem (three
+    against the rest, three pairs), not every problem's own rounds; verbose=2 adds those."""
+    import logging
+
+    X, y, labeled = _vertical_bands(0)
+    target = np.where(labeled, y, -1)
+    counts = []
+    for verbose in (1, 2):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="weakcvx"):
+            wc.S3VM(random_state=0, verbose=verbose).fit(X, target)
+        counts.append(len([r for r in caplog.records if r.name == "weakcvx"]))
+    assert counts[0] == 6 and counts[1] > counts[0]

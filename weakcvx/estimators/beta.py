@@ -226,7 +226,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0
-        Log one line per iteration on the ``"weakcvx"`` logger when positive.
+        Log one line per iteration on the ``"weakcvx"`` logger when positive (with more than
+        two classes, ``1`` one line per two-class problem, ``2`` also their iterations).
 
     Attributes
     ----------
@@ -491,10 +492,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         positive = float(np.mean(scores > 0))
         minority = min(positive, 1.0 - positive)
         if minority < COLLAPSE_FRACTION:
+            advice = "Label more points or lower C_unlabeled" + (
+                "" if self.positive_fraction == "auto" else
+                f", or set positive_fraction='auto' (got {self.positive_fraction!r})")
             warn(f"BetaSVM predicts {100 * (1 - minority):.1f}% of the training points "
                  f"as one class although the initial β has both (positive fraction "
-                 f"{initial:.2f}): the β updates drifted to one class. Label more "
-                 "points, lower C_unlabeled, or keep positive_fraction='auto'.",
+                 f"{initial:.2f}): the β updates drifted to one class. {advice}.",
                  UserWarning)
 
     @_fit_context(prefer_skip_nested_validation=True)

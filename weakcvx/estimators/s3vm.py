@@ -738,7 +738,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
     verbose : int
         ``0`` silent; ``1`` progress lines (label generation rounds, branch-and-bound progress
         every second), ``2`` more. They go through ``logging.getLogger("weakcvx")``, printed to
-        stderr during ``fit`` unless that logger is configured by the user.
+        stderr during ``fit`` unless that logger is configured by the user. With more than two
+        classes, ``1`` logs one line per two-class problem, ``2`` also their own lines.
 
     Attributes
     ----------
