@@ -854,3 +854,17 @@ def test_load_mil_csv_reads_the_mil_package_layout(tmp_path):
     assert y.tolist() == [1, 0]
     np.testing.assert_array_equal(bags[0], [[5.0, 6.0], [7.0, 8.0], [9.0, 0.5]])
     np.testing.assert_array_equal(bags[1], [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_bags_as_a_pandas_series_are_the_list_of_bags():
+    """A Series of bags (a column of a DataFrame of bags) fits and predicts as its list; a
+    DataFrame of instances is still refused (single instances: predict_instances)."""
+    pd = pytest.importorskip("pandas")
+    bags, y = make_mil_digits(n_bags=30, random_state=0)[:2]
+    as_list = MultiInstanceSVM(random_state=0).fit(bags, y)
+    series = pd.Series(bags)
+    as_series = MultiInstanceSVM(random_state=0).fit(series, y)
+    np.testing.assert_allclose(as_series.decision_function(series),
+                               as_list.decision_function(bags), atol=1e-12)
+    with pytest.raises(TypeError, match="list of 2-D arrays"):
+        MultiInstanceSVM().fit(pd.DataFrame(np.vstack(bags[:2])), [1, 0])

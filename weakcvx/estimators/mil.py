@@ -58,7 +58,7 @@ def check_bags(bags, n_features=None):
 
     Parameters
     ----------
-    bags : list or tuple of array-like of shape (n_i, n_features), or a 3-D array
+    bags : list, tuple or pandas Series of array-like of shape (n_i, n_features), or a 3-D array
         One 2-D array per bag, one row per instance; bags may differ in length.
     n_features : int, optional
         Expected width (at prediction time).
@@ -89,6 +89,8 @@ def check_bags(bags, n_features=None):
             raise TypeError("`bags` must be a list of 2-D arrays (one per bag, one row per "
                             f"instance) or a 3-D array. Got an array of shape {bags.shape}; for "
                             "single instances use predict_instances.")
+        bags = list(bags)
+    elif hasattr(bags, "iloc") and np.ndim(bags) == 1:  # a pandas Series of bags
         bags = list(bags)
     elif not isinstance(bags, (list, tuple, np.ndarray)):
         raise TypeError("`bags` must be a list of 2-D arrays (one per bag, one row per instance). "
