@@ -114,6 +114,9 @@ def test_pairs_are_two_class_fits_on_the_transduction(estimator):
     scores = clf.decision_function(X)
     assert np.array_equal(np.floor(scores + 1 / 3), votes)  # confidences only break ties
     assert np.array_equal(clf.predict(X), classes[scores.argmax(axis=1)])
+    if isinstance(clf, wc.BetaSVM):  # the paper's P2 (no balance) is kept in the pairs
+        paper = Estimator(**{**params, "positive_fraction": None}).fit(X, target)
+        assert all(e.positive_fraction is None for e in paper.pair_estimators_)
     # a refit one against the rest forgets the pairs
     clf.set_params(multi_class="ovr").fit(X, target)
     assert not hasattr(clf, "pair_estimators_")

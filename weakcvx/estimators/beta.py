@@ -162,7 +162,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     class of the largest score; then (``multi_class="ovo"``, the default) one β-SVM per pair of
     classes :math:`i < j` (``pair_estimators_``) on the rows labeled :math:`i` or :math:`j`
     and the unlabeled rows given to either, with the fraction of :math:`j` among those as its
-    ``positive_fraction``; ``decision_function`` has one column per class (the pairs' votes,
+    ``positive_fraction`` (when that is ``"auto"``; ``None`` stays the paper's P2); ``decision_function`` has one column per class (the pairs' votes,
     :func:`weakcvx.estimators._base.votes_of_pairs`) and ``predict`` takes the largest
     (docs/methods/beta.rst).
 
@@ -595,7 +595,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
 
             def fit_pair(binary, rows, y_known, n_positive):
                 unlabeled = int(np.sum(y_known == 0))
-                if unlabeled:  # the first step's count of class j among the unlabeled rows
+                if unlabeled and self.positive_fraction == "auto":  # None: the paper's P2
+                    # the first step's share of class j among the pair's unlabeled rows
                     binary.set_params(positive_fraction=n_positive / unlabeled)
                 X_pair = X[np.ix_(rows, rows)] if precomputed else X[rows]
                 pair_codes = np.where(y_known == 0, -1, (y_known > 0).astype(int))  # j is 1
