@@ -293,17 +293,22 @@ def test_bnb_s3vm_node_limit_warns_and_is_marked():
 
 # --- Ctrl-C ---------------------------------------------------------------------------------
 
-def _interrupt_after(monkeypatch, owner, name, calls):
+def _fail_after(monkeypatch, owner, name, calls, error):
+    """``owner.name`` raises ``error`` from its call number ``calls + 1`` on."""
     original = getattr(owner, name)
     count = {"n": 0}
 
     def wrapped(*args, **kwargs):
         count["n"] += 1
         if count["n"] > calls:
-            raise KeyboardInterrupt
+            raise error
         return original(*args, **kwargs)
 
     monkeypatch.setattr(owner, name, wrapped)
+
+
+def _interrupt_after(monkeypatch, owner, name, calls):
+    _fail_after(monkeypatch, owner, name, calls, KeyboardInterrupt)
 
 
 def test_ctrl_c_in_branch_and_bound_returns_the_incumbent_not_certified(monkeypatch):
@@ -315,6 +320,59 @@ def test_ctrl_c_in_branch_and_bound_returns_the_incumbent_not_certified(monkeypa
     assert result.status == "interrupted" and not result.certified
     _assert_usable(problem, result)
     assert leq(result.value, optimum) and leq(optimum, result.upper_bound)
+
+
+# --- a node solver that fails deep in a search -------------------------------------------------
+
+
+def test_node_failure_in_branch_and_bound_returns_the_incumbent_with_a_valid_bound(
+        monkeypatch):
+    """A node solver failing after the root stops the search like a limit: the incumbent, a
+    lower bound that keeps the failed node's subtree open (so it still brackets the optimum),
+    a warning naming the solver and its status; not a lost fit."""
+    problem = _ssl_problem(n=16, seed=2)
+    optimum = _optimum(problem)
+    _fail_after(monkeypatch, exact._BranchAndBound, "solve", calls=4,
+                error=wc.SolverError("node QP", "max_iter"))
+    with pytest.warns(ConvergenceWarning, match="node QP.*max_iter"):
+        result = wc.solve(problem, method="exact", algorithm="branch_and_bound", polish=False)
+    assert result.status == "solver_error" and not result.certified
+    _assert_usable(problem, result)
+    assert leq(result.value, optimum) and leq(optimum, result.upper_bound)
+
+
+@pytest.mark.parametrize("error", [wc.SolverError("bnb_s3vm node SVM", "max_newton"),
+                                   np.linalg.LinAlgError("Singular matrix")])
+@pytest.mark.parametrize("calls", [20, 100])  # before / after the first leaf (depth 38)
+def test_node_failure_in_bnb_s3vm_returns_the_incumbent_with_a_valid_bound(monkeypatch, error,
+                                                                           calls):
+    """As above for the S3VM search; before any leaf the labels are the last node's scores
+    rounded to the count, solved cold when the warm start fails as well."""
+    from weakcvx import bnb_s3vm
+
+    X, _, y_known = wc.datasets.make_two_moons(40, n_labeled=2, random_state=0)
+    K = wc.kernels.rbf(X, gamma=2.0)
+    full = bnb_s3vm.branch_and_bound_s3vm(K, y_known, C=10.0)
+    assert full.status == "optimal" and full.extra["n_nodes"] > 20
+    _fail_after(monkeypatch, bnb_s3vm._Solver, "extend", calls=calls, error=error)
+    with pytest.warns(ConvergenceWarning, match="bnb_s3vm node SVM"):
+        res = bnb_s3vm.branch_and_bound_s3vm(K, y_known, C=10.0)
+    assert res.status == "solver_error" and not res.extra["optimal"]
+    assert leq(res.value, full.upper_bound) and leq(full.upper_bound, res.upper_bound)
+    known = y_known != 0
+    assert np.all(res.labels[known] == y_known[known])
+    assert np.sum(res.labels[~known] > 0) == np.sum(full.labels[~known] > 0)  # the count
+
+
+def test_node_failure_at_the_root_of_bnb_s3vm_still_raises(monkeypatch):
+    """Before any node is solved there is nothing to return: the error itself."""
+    from weakcvx import bnb_s3vm
+
+    X, _, y_known = wc.datasets.make_two_moons(20, n_labeled=2, random_state=0)
+    _fail_after(monkeypatch, bnb_s3vm._Solver, "solve", calls=0,
+                error=wc.SolverError("bnb_s3vm node SVM", "max_newton"))
+    with pytest.raises(wc.SolverError, match="max_newton"):
+        bnb_s3vm.branch_and_bound_s3vm(wc.kernels.rbf(X, gamma=2.0), y_known, C=10.0)
 
 
 def test_ctrl_c_in_compare_keeps_the_rungs_done(monkeypatch):

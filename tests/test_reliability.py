@@ -417,9 +417,17 @@ def test_dense_kernel_above_the_budget_stops_with_size_and_options(small_budget)
         wc.kernels.rbf(Xl)
     with pytest.raises(wc.MemoryBudgetError, match="120 × 120 linear kernel"):
         wc.kernels.linear(Xl)
-    with pytest.raises(wc.MemoryBudgetError, match="training kernel of BetaSVM"):
+    with pytest.raises(wc.MemoryBudgetError, match="training kernel of BetaSVM") as info:
         wc.BetaSVM().fit(Xl, np.r_[0, 1, np.full(118, -1)])
     wc.kernels.rbf(Xl[:60])  # 28 KiB: within the budget
+    # an estimator's user cannot pass WeakLabelProblem(features=R): the message says what
+    # the estimator takes instead
+    assert "kernel='linear'" in str(info.value) and "Nystroem" in str(info.value)
+    assert "WeakLabelProblem" not in str(info.value)
+    with pytest.raises(wc.MemoryBudgetError, match="training kernel of BranchAndBoundS3VM.*"
+                                                   "fewer rows") as info:
+        wc.BranchAndBoundS3VM().fit(Xl, np.r_[0, 1, np.full(118, -1)])
+    assert "WeakLabelProblem" not in str(info.value)
 
 
 def test_budget_from_the_environment_and_set_config(monkeypatch):

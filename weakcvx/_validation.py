@@ -186,7 +186,20 @@ def block_rows(n_cols, itemsize=8):
     return max(1, min(memory_budget() // (2 * width), KERNEL_BLOCK_BYTES // width))
 
 
-def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1):
+#: What to do instead of a dense kernel above the memory budget, for a user of the
+#: estimators and of the modelling layer (:class:`weakcvx.WeakLabelProblem`) alike.
+DENSE_ADVICE = ("Use the linear kernel on the features or on a low-rank factor of the kernel "
+                "(estimators: kernel='linear' on sklearn.kernel_approximation.Nystroem features "
+                "of X; WeakLabelProblem: features=R from weakcvx.kernels.nystrom or "
+                "pivoted_cholesky), fewer points")
+
+#: The same for a user of the estimators, who passes ``X`` and a ``kernel`` name.
+ESTIMATOR_ADVICE = ("Use kernel='linear' on the features (for an approximate RBF kernel, on "
+                    "sklearn.kernel_approximation.Nystroem features of X), fewer rows")
+
+
+def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1,
+                     advice=DENSE_ADVICE):
     """Raise :class:`MemoryBudgetError` when a dense ``n_rows × n_cols`` array would exceed the
     memory budget; the message gives the size and the options.
 
@@ -201,6 +214,9 @@ def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1)
         (a kernel fit holds the kernel, its checks and the solver's workspace: see the
         estimators' ``_fit_kernel_copies``, set from ``tracemalloc`` peaks, docs/design.rst §7).
         The budget bounds that peak, not one array.
+    advice : str
+        What to do instead, for the message (:data:`DENSE_ADVICE`; the estimators' own
+        checks give :data:`ESTIMATOR_ADVICE`); the budget's settings follow it.
 
     Examples
     --------
@@ -215,10 +231,8 @@ def check_dense_size(n_rows, n_cols, what="kernel matrix", itemsize=8, copies=1)
                                        "solver's workspace)")
         raise MemoryBudgetError(
             f"Building the dense {n_rows} × {n_cols} {what} needs {format_bytes(size)}{peak}, "
-            f"above the memory budget of {format_bytes(budget)}. Use a low-rank factor of the "
-            "kernel "
-            "(weakcvx.kernels.nystrom or pivoted_cholesky, then WeakLabelProblem(features=R)), "
-            "the linear kernel on the features, fewer points, or raise the budget with "
+            f"above the memory budget of {format_bytes(budget)}. {advice}, or raise the budget "
+            "with "
             f"weakcvx.set_config(memory_budget=...) or the environment variable {ENV_VAR}.")
 
 

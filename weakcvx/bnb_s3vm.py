@@ -549,7 +549,7 @@ def _n_positive(y_known, n_positive):
 
 
 def _result(method, lower, labels, objective, node, status, message, n_nodes, start, history,
-            solver, optimal):
+            solver, optimal, failure=None):
     beta = np.zeros(len(labels))
     beta[node.support] = node.solution[1:]
     return SolveResult(
@@ -559,7 +559,7 @@ def _result(method, lower, labels, objective, node, status, message, n_nodes, st
         extra={"dual_coef": beta, "intercept": float(node.solution[0]),
                "decision": node.decision.copy(), "n_nodes": n_nodes, "optimal": optimal,
                "n_refactor": solver.n_refactor, "n_update": solver.n_update,
-               "n_newton": solver.n_newton})
+               "n_newton": solver.n_newton, "failure": failure})
 
 
 def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, time_limit=None,
@@ -597,10 +597,12 @@ def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, t
         ``upper_bound`` its objective ``J``; ``value`` a certified lower bound of the optimum:
         equal to ``upper_bound`` when the search finished (``status="optimal"``), else the
         minimum of the incumbent and of the bounds of the open nodes (``status="node_limit"``,
-        ``"time_limit"`` or ``"interrupted"`` (Ctrl-C), with a
+        ``"time_limit"``, ``"interrupted"`` (Ctrl-C) or ``"solver_error"`` (a node SVM past
+        the root failed; the message names it), with a
         :class:`~sklearn.exceptions.ConvergenceWarning`). ``n_iter``
         is the number of nodes; ``extra`` holds ``dual_coef`` (β, n), ``intercept`` (b),
-        ``decision`` (f at the n points), ``n_nodes``, ``optimal``.
+        ``decision`` (f at the n points), ``n_nodes``, ``optimal``, ``failure`` (the
+        :class:`~weakcvx.SolverError` of ``status="solver_error"``, else None).
 
     Examples
     --------
@@ -647,12 +649,14 @@ class _Tree:
         self.history = []
         self.n_nodes, self.depth = 0, 0
         self.last = None  # (node SVM, labels, positives, negatives) of the last node solved
+        self.failure = None  # the SolverError that stopped the search, if one did
 
     def progress(self):
         return self.depth, self.upper, min([self.upper] + [e[0] for e in self.stack])
 
     def interrupted(self, entry):
-        # keep the incumbent; the entry being expanded stays open for the lower bound
+        # keep the incumbent; the entry being expanded stays open for the lower bound (its
+        # parent's bound: a node SVM that failed, or Ctrl-C, leaves its subtree unexplored)
         if self.last is None:
             return False
         if entry is not None:
@@ -660,6 +664,15 @@ class _Tree:
         return True
 
     def expand(self, entry):
+        """:meth:`_expand`, with a singular node system reported as the node SVM's
+        :class:`~weakcvx.SolverError` (which :func:`weakcvx.exact.depth_first` turns into
+        ``status="solver_error"`` past the root)."""
+        try:
+            return self._expand(entry)
+        except np.linalg.LinAlgError as exc:
+            raise SolverError("bnb_s3vm node SVM", "singular matrix", str(exc)) from exc
+
+    def _expand(self, entry):
         """Prune ``entry`` (``s`` only grows down the tree) or solve its node's SVM: a leaf
         may become the incumbent, an inner node is branched (eq. 7, 8). True when a node's SVM
         was solved."""
@@ -715,14 +728,20 @@ class _Tree:
             order = free[np.argsort(-node.decision[free], kind="stable")]
             labels[order[: self.n_pos - p]] = 1.0
             labels[order[self.n_pos - p:]] = -1.0
-            best_node = self.solver.extend(node, labels, free.tolist())
+            try:
+                best_node = self.solver.extend(node, labels, free.tolist())
+            except (SolverError, np.linalg.LinAlgError):
+                if self.failure is None:
+                    raise
+                best_node = self.solver.solve(labels)  # the warm start failed: cold
             best_labels, upper = labels, best_node.value
             lower = min(lower, upper)
         value, message, _ = search_summary("branch_and_bound_s3vm", status, self.n_nodes, upper,
                                            lower, max_nodes, time_limit, self.start,
-                                           self.verbose)
+                                           self.verbose, failure=self.failure)
         return _result("branch_and_bound", value, best_labels.copy(), upper, best_node, status,
-                       message, self.n_nodes, self.start, self.history, self.solver, optimal)
+                       message, self.n_nodes, self.start, self.history, self.solver, optimal,
+                       failure=self.failure)
 
 
 def _search(K, y_known, C, n_pos, u, max_nodes, time_limit, verbose, start):

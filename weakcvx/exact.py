@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from ._validation import warn
 from .cutting_plane import label_generation
-from .result import SolveResult
+from .result import SolveResult, SolverError
 from .rounding import best_of_starts
 
 __all__ = ["enumerate_optimum", "branch_and_bound", "depth_first", "search_summary"]
@@ -767,8 +767,9 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
         ``method="exact"``, ``labels`` the best labeling found, ``upper_bound = J(labels)``.
         When the search finished: ``status="optimal"``, ``certified=True`` and
         ``value = upper_bound``, the optimum (to ``tol``). When a limit stopped it:
-        ``status="node_limit"``, ``"time_limit"`` or ``"interrupted"`` (Ctrl-C: the search
-        stops and returns its incumbent), ``certified=False``, a
+        ``status="node_limit"``, ``"time_limit"``, ``"interrupted"`` (Ctrl-C: the search
+        stops and returns its incumbent) or ``"solver_error"`` (a node's solver failed: the
+        message names it), ``certified=False``, a
         :class:`~sklearn.exceptions.ConvergenceWarning`, and ``value`` a certified global lower
         bound (the smallest bound over the open nodes and the closed part of the tree), so
         ``value ≤ optimum ≤ upper_bound``. ``extra``: ``n_nodes``, ``incumbent`` (its J),
@@ -957,9 +958,10 @@ def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
 
     - ``tree.expand(entry)``: prune, solve and branch one popped entry (its children go on
       ``tree.stack``); true when it solved a node problem;
-    - ``tree.interrupted(entry)``: Ctrl-C struck while ``entry`` was being expanded (``None``
-      between entries): keep its subtree in the lower bound; false when the search has nothing
-      to return yet (the ``KeyboardInterrupt`` is then raised again);
+    - ``tree.interrupted(entry)``: Ctrl-C struck, or a node's solver failed
+      (:class:`~weakcvx.SolverError`), while ``entry`` was being expanded (``None`` between
+      entries): keep its subtree in the lower bound; false when the search has nothing to
+      return yet (the exception is then raised again);
     - ``tree.progress()``: ``(depth, incumbent, lower bound)`` for the progress line.
 
     Before each entry the limits are checked: ``max_nodes`` node problems, ``time_limit``
@@ -968,8 +970,10 @@ def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
     Returns
     -------
     str
-        ``"optimal"`` (no open entry left), ``"node_limit"``, ``"time_limit"`` or
-        ``"interrupted"``.
+        ``"optimal"`` (no open entry left), ``"node_limit"``, ``"time_limit"``,
+        ``"interrupted"`` or ``"solver_error"`` (the error is kept in ``tree.failure``: the
+        search stops there, since a node it cannot solve leaves its subtree open, and the
+        incumbent with the certified bound of the open entries is still an answer).
 
     Examples
     --------
@@ -1017,18 +1021,23 @@ def depth_first(tree, start, max_nodes=None, time_limit=None, verbose=0, *,
         if not tree.interrupted(entry):
             raise
         status = "interrupted"
+    except SolverError as error:
+        if not tree.interrupted(entry):
+            raise
+        status, tree.failure = "solver_error", error
     finally:
         progress.close()
     return status
 
 
 def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, start,
-                   verbose=0, detail=""):
+                   verbose=0, detail="", failure=None):
     """``(value, message, seconds)`` of a finished or stopped search.
 
     ``value`` is the optimum ``upper`` when the search finished, else the certified lower
-    bound ``lower``; a search stopped by a limit warns (ConvergenceWarning) that its labels are
-    not proven optimal. With ``verbose``, the message goes to the ``"weakcvx"`` logger.
+    bound ``lower``; a search stopped by a limit, or by a node solver's ``failure``
+    (``status="solver_error"``), warns (ConvergenceWarning) that its labels are not proven
+    optimal. With ``verbose``, the message goes to the ``"weakcvx"`` logger.
 
     Examples
     --------
@@ -1052,7 +1061,8 @@ def search_summary(name, status, n_nodes, upper, lower, max_nodes, time_limit, s
     else:
         value = lower
         limit = {"node_limit": f"max_nodes={max_nodes}", "interrupted": "Ctrl-C (interrupted)",
-                 "time_limit": f"time_limit={time_limit} s"}[status]
+                 "time_limit": f"time_limit={time_limit} s",
+                 "solver_error": f"a node it could not solve ({failure})"}[status]
         message = (f"stopped by {limit} after {n_nodes} nodes: best J {upper:.8g}, certified "
                    f"lower bound {lower:.8g} (gap {upper - lower:.3g})")
         warn(f"{name} {message}; the labels are not proven optimal.",
@@ -1108,6 +1118,7 @@ class _Tree:
         self.root, self.pinned = _root(bb, problem.labelset)
         self.stack = [(0.0, None, self.root, None, None)]
         self.n_nodes, self.n_pruned, self.closed = 0, 0, np.inf
+        self.failure = None  # the SolverError that stopped the search, if one did
         self.root_bound, self.depth = None, 0
         self.sdp = {"nodes": 0, "pruned": 0, "seconds": 0.0}
         self.history = [{"iteration": 0, "value": inc_value, "lower_bound": -np.inf,
@@ -1224,7 +1235,8 @@ class _Tree:
         lower = min(self.closed, self.open_bound(), upper)
         value, message, seconds = search_summary(
             "branch_and_bound", status, self.n_nodes, upper, lower, max_nodes, time_limit,
-            self.start, self.verbose, detail=f" (relative tolerance {self.tol:g})")
+            self.start, self.verbose, detail=f" (relative tolerance {self.tol:g})",
+            failure=self.failure)
         self.history.append({"iteration": self.n_nodes, "value": upper, "lower_bound": lower,
                              "source": "end", "seconds": seconds})
         labels = np.asarray(inc_labels, dtype=float)

@@ -21,8 +21,8 @@ from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import (block_rows, check_dense_size, dense_fits, memory_budget,
-                           validate_X, warn)
+from .._validation import (ESTIMATOR_ADVICE, block_rows, check_dense_size, dense_fits,
+                           memory_budget, validate_X, warn)
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 from ..problem import append_constant_feature
 from ..svm import GRAM_LIMIT
@@ -439,7 +439,9 @@ class KernelModelMixin:
                        ensure_min_samples=2 if reset else 1)
         if self.kernel != "linear" and sp.issparse(X):
             check_dense_size(X.shape[0], X.shape[1], what="copy of the sparse `X` (the "
-                             f"{self.kernel!r} kernel is computed from dense rows)")
+                             f"{self.kernel!r} kernel is computed from dense rows)",
+                             advice="Use the linear kernel (kernel='linear'), which keeps X sparse, "
+                                    "fewer rows")
             X = X.toarray()
         return X
 
@@ -511,7 +513,8 @@ class KernelModelMixin:
         if self.kernel in ("rbf", "poly"):
             check_dense_size(X.shape[0], X.shape[0],
                              f"training kernel of {type(self).__name__} (it needs the dense "
-                             "kernel)", copies=self._fit_kernel_copies)
+                             "kernel)", copies=self._fit_kernel_copies,
+                             advice=ESTIMATOR_ADVICE)
         return self._problem_inputs(X, dense_only=True)
 
     def _low_rank_features(self, X, s, rank=None, return_pivots=False, tol=1e-10):

@@ -51,7 +51,8 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
     The search is exponential in the worst case: meant for up to a few hundred points, as a
     ground truth for other S3VM methods (:class:`weakcvx.S3VM`). When a limit stops it, the best
     labeling found is kept, ``optimal_`` is False, ``lower_bound_`` is a certified lower bound
-    of the optimum and a :class:`~sklearn.exceptions.ConvergenceWarning` names the limit.
+    of the optimum and a :class:`~sklearn.exceptions.ConvergenceWarning` names the limit (or
+    the node SVM that failed, past the root: the search stops there the same way).
 
     Parameters
     ----------
@@ -202,9 +203,11 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
         Raises
         ------
         SolverError
-            If a node SVM cannot be solved; above ``C · max_i k(x_i, x_i)`` =
-            ``ILL_CONDITIONED_PRODUCT`` the message says that its systems are too
-            ill-conditioned and what to do (standardize the features, lower C).
+            If the root's SVM cannot be solved, or any node's above ``C · max_i k(x_i, x_i)``
+            = ``ILL_CONDITIONED_PRODUCT``: the message then says that its systems are too
+            ill-conditioned and what to do (standardize the features, lower C). Below it, a
+            node that fails past the root stops the search like a limit (``optimal_`` False,
+            a ConvergenceWarning naming the failure).
         """
         X = self._validate_X(X)
         self.classes_, y_known = check_semi_supervised_target(y, X.shape[0])
@@ -228,6 +231,10 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
                 if error is None:
                     raise
                 raise error from exc
+        failure = result.extra["failure"]
+        if failure is not None and self._ill_conditioned(K, failure) is not None:
+            # past the root too, ill-conditioned systems make the search's bounds unreliable
+            raise self._ill_conditioned(K, failure) from failure
         self.result_ = result
         beta = result.extra["dual_coef"]
         self.dual_coef_ = beta
@@ -253,7 +260,9 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
             return kernels.check_kernel_matrix(X, name="X", psd=True)
         # the whole fit's tracemalloc peak is within _fit_kernel_copies (docs/design.rst §7)
         check_dense_size(X.shape[0], X.shape[0], "training kernel of BranchAndBoundS3VM",
-                         copies=self._fit_kernel_copies)
+                         copies=self._fit_kernel_copies,
+                         advice="Branch and bound is exact, for a few hundred rows: use fewer "
+                                "rows (weakcvx.S3VM for many)")
         # module-level functions through partial (not kernel_function's lambdas): picklable
         if self.kernel == "linear":
             self._gamma = None

@@ -24,7 +24,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import block_rows, check_dense_size, dense_fits, validate_X, warn
+from .._validation import (ESTIMATOR_ADVICE, block_rows, check_dense_size, dense_fits,
+                           validate_X, warn)
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import SMO_PASSES, alter_proportion_svm, proportion_ranked_labels
@@ -171,7 +172,8 @@ class _ProportionFitMixin:
     def _dense_kernel(self, X):
         """The training kernel (without the constant of the offset) as a dense matrix."""
         check_dense_size(X.shape[0], X.shape[0], f"training kernel of {type(self).__name__}",
-                         copies=DENSE_KERNEL_FIT_COPIES)
+                         copies=DENSE_KERNEL_FIT_COPIES,
+                         advice=ESTIMATOR_ADVICE if self.kernel != "linear" else "Use fewer rows")
         if self.kernel == "linear":
             K = X @ X.T
             return K.toarray() if sp.issparse(K) else np.asarray(K)

@@ -995,8 +995,9 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         self.transduction_ = self.classes_[(labels > 0).astype(np.intp)]
         self.objective_ = float(result.upper_bound)
         # a stopped branch and bound still certifies its value as a lower bound
-        certified = result.certified or (result.method == "exact"
-                                         and result.status in ("time_limit", "node_limit", "interrupted"))
+        certified = result.certified or (
+            result.method == "exact"
+            and result.status in ("time_limit", "node_limit", "interrupted", "solver_error"))
         self.lower_bound_ = float(result.value) if certified else float("nan")
         self.n_iter_ = int(result.n_iter)
         self.history_ = list(result.history)
