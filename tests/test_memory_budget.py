@@ -171,6 +171,41 @@ def test_rbf_kernel_takes_the_factor_above_its_row_limit(monkeypatch):
     assert np.mean(factor.predict(X_new) == dense.predict(X_new)) >= 0.98
 
 
+def test_a_factor_cut_by_the_budget_warns_and_is_recorded(monkeypatch):
+    """The budget sets the factor's default rank, budget // (LOW_RANK_COPIES · 8 (n + 1)):
+    below LOW_RANK_WARN columns the fit warns (a coarse kernel costs accuracy) and
+    ``kernel_rank_`` says how many it got; with room for LOW_RANK_WARN columns, no warning."""
+    import warnings
+
+    from weakcvx.estimators import _base
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 5))
+    y = np.full(400, -1)
+    y[:10] = (X[:10, 0] > 0).astype(int)
+    y[:2] = [0, 1]
+    monkeypatch.setattr(_base, "RBF_FACTOR_MIN_ROWS", 100)
+    monkeypatch.setattr(_base, "LOW_RANK_WARN", 60)
+    per_column = _base.LOW_RANK_COPIES * 8 * 401
+    try:
+        wc.set_config(memory_budget=40 * per_column)
+        with pytest.warns(UserWarning, match=r"allows a rank-40 factor of the 400 x 400 kernel"):
+            model = wc.S3VM(random_state=0).fit(X, y)
+        assert model.kernel_rank_ == 40
+        clustering = wc.MaxMarginClustering(random_state=0)
+        with pytest.warns(UserWarning, match="MaxMarginClustering: the memory budget"):
+            clustering.fit(X)
+        assert clustering.kernel_rank_ == 40
+        wc.set_config(memory_budget=60 * per_column)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            model = wc.S3VM(random_state=0).fit(X, y)
+        assert model.kernel_rank_ == 60
+    finally:
+        wc.set_config(memory_budget=None)
+    assert wc.S3VM(random_state=0).fit(X[:90], y[:90]).kernel_rank_ is None  # dense kernel
+
+
 def test_predictions_and_bag_kernels_are_computed_in_blocks_of_bounded_size(monkeypatch):
     """k(X, X_fit) β and InvCal's A K Aᵀ by blocks of about KERNEL_BLOCK_BYTES: the same values
     as the whole product, without the whole kernel block in memory."""

@@ -175,6 +175,9 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         nothing measurable (docs/methods/s3vm.rst, "The classifier").
     objective_ : float
         SVM objective of the clustering.
+    kernel_rank_ : int or None
+        Columns of the pivoted-Cholesky factor the kernel entered through, None for the dense
+        kernel (as :class:`weakcvx.S3VM`).
     n_iter_ : int
     history_ : list of dict
     result_ : SolveResult

@@ -769,6 +769,12 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         The kernel width used (``gamma`` resolved, or chosen by ``"select"``); None for the
         linear and precomputed kernels. With more than two classes an array of one width per
         class (NaN for None).
+    kernel_rank_ : int or None
+        Columns of the pivoted-Cholesky factor the kernel entered through (RBF above
+        ``RBF_FACTOR_MIN_ROWS`` rows, or a kernel above the memory budget; at most
+        ``LOW_RANK_MAX``, fewer when the budget allows fewer, with a warning below
+        ``LOW_RANK_WARN``); None for the dense kernel. With more than two classes an array,
+        as ``gamma_``.
     lower_bound_ : float
         A certified lower bound of the MIP when the method certifies one (``"exact"``, ``"sdp"``,
         ``oracle="exact"``), else NaN. For ``"exact"`` stopped by a limit, the smallest bound
@@ -927,6 +933,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         self.lower_bound_ = float(sum(e.lower_bound_ for e in self.estimators_))
         self.gamma_ = np.array([np.nan if e.gamma_ is None else e.gamma_
                                 for e in self.estimators_])
+        self.kernel_rank_ = np.array([np.nan if e.kernel_rank_ is None else e.kernel_rank_
+                                      for e in self.estimators_])
         return self
 
     def _fit_known(self, X, y_known, n_positive=None):
