@@ -110,3 +110,17 @@ def test_a_spread_that_overflows_is_an_error_naming_X(gamma):
     X = np.r_[np.random.default_rng(0).random((20, 2)), [[1e155, 1e155]]]
     with pytest.raises(ValueError, match=r"`X` has entries too large.*overflows"):
         kernels.resolve_gamma(X, gamma)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+@pytest.mark.parametrize("gamma", ["mean_distance", "scale", "wide"])
+def test_named_widths_make_the_kernel_independent_of_the_features_unit(kernel, gamma):
+    """A named width is resolved on the data, so the kernel of features in other units (x
+    100) is the same matrix: for the RBF kernel of γ‖x − y‖², for the polynomial kernel of
+    γ xᵀy (with γ = 1 the polynomial kernel grew with the unit as its cube)."""
+    X = np.random.default_rng(0).standard_normal((30, 4))
+    k, g = kernels.kernel_function(kernel, gamma=gamma, X_fit=X)
+    k100, g100 = kernels.kernel_function(kernel, gamma=gamma, X_fit=100 * X)
+    assert g100 == pytest.approx(g / 1e4, rel=1e-12)
+    np.testing.assert_allclose(k100(100 * X), k(X), rtol=1e-10)
+    assert g == kernels.resolve_gamma(X, gamma)

@@ -105,7 +105,9 @@ def test_s3vm_select_is_the_mean_distance_width_for_other_kernels_and_given_numb
     X, y = wc.datasets.load_uci("heart")
     y = np.where(np.arange(len(y)) % 10 == 0, (y > 0).astype(int), -1)
     poly = wc.S3VM(kernel="poly", max_iter=2).fit(X, y)
-    assert poly.gamma_ == 1.0  # kernel_function's polynomial width for a data-driven name
+    # "select" is "mean_distance" for the polynomial kernel: 1 / mean squared distance
+    from scipy.spatial.distance import pdist
+    assert poly.gamma_ == pytest.approx(1.0 / np.mean(pdist(X, "sqeuclidean")), rel=1e-10)
     assert wc.S3VM(gamma=0.3, max_iter=2).fit(X, y).gamma_ == 0.3
     assert wc.S3VM(kernel="linear", max_iter=2).fit(X, y).gamma_ is None
 

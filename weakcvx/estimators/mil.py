@@ -493,7 +493,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def _gamma_to_resolve(self):
         """The width chosen in ``fit`` for ``gamma="select"`` (``"scale"`` for a polynomial
-        kernel, which has no width to choose), else ``gamma``."""
+        kernel, for which no width is chosen), else ``gamma``."""
         if self.gamma != "select":
             return self.gamma
         return self._selected_gamma if self.kernel == "rbf" else "scale"

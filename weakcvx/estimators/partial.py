@@ -197,8 +197,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     degree : int, default=3
         Degree of the polynomial kernel.
     gamma : "mean_distance", "scale" or float, default="mean_distance"
-        RBF width (``1 / mean squared pairwise distance`` by default); for ``kernel="poly"`` a
-        number scales ``xᵀz`` (a string means 1).
+        RBF width (``1 / mean squared pairwise distance`` by default); for ``kernel="poly"``
+        the same width scales ``xᵀz`` in ``(γ xᵀz + coef0)^degree``, resolved on the
+        standardized rows (``gamma=1`` is the paper's kernel; the resolved width was more
+        accurate on digits and wine, docs/methods/partial.rst).
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
     intercept_scaling : float, default=1.0

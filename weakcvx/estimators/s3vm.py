@@ -1028,7 +1028,7 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
 
     def _gamma_to_resolve(self):
         """The width chosen in ``fit`` for ``gamma="select"`` (``"mean_distance"`` before the
-        choice and for a polynomial kernel, which has no width to choose), else ``gamma``."""
+        choice and for a polynomial kernel, for which no width is chosen), else ``gamma``."""
         if self.gamma != "select":
             return self.gamma
         selected = getattr(self, "_selected_gamma", None)
