@@ -635,6 +635,24 @@ def test_mean_map_statistic_of_sparse_features_equals_the_dense_one():
     np.testing.assert_allclose(mu_sparse, mu_dense, atol=1e-10)
 
 
+def test_mean_map_estimator_fits_sparse_features_as_the_dense_ones():
+    """MeanMap takes sparse X (its statistic and its L-BFGS objective only need products
+    with X): the same model and scores as on the dense copy, and X is not densified."""
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 40) * (rng.rand(300, 40) < 0.2)
+    y = X[:, :5].sum(axis=1) > 0
+    bags = rng.randint(0, 30, 300)
+    p = np.array([y[bags == k].mean() for k in range(30)])
+    dense = wc.MeanMap().fit(X, bags, p)
+    sparse = wc.MeanMap().fit(sp.csr_matrix(X), bags, p)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-6)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)),
+                               dense.decision_function(X), atol=1e-6)
+    assert np.mean(sparse.predict(sp.csr_matrix(X)) == y) > 0.65  # chance: 0.5
+
+
 @pytest.mark.parametrize("sparse_input", [False, True])
 def test_bag_mean_kernel_equals_a_k_at(sparse_input):
     import scipy.sparse as sp

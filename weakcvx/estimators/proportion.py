@@ -813,8 +813,8 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, bags, proportions=None):
-        """Fit (arguments as :meth:`ProportionSVM.fit`)."""
-        X = validate_X(self, X, dtype=np.float64, ensure_min_samples=2)
+        """Fit (arguments as :meth:`ProportionSVM.fit`; sparse ``X`` stays sparse)."""
+        X = validate_X(self, X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
         bag_index, p = self._validate_bags(X, bags, proportions)
         res = mean_map(X, bag_index, p, lam=self.lam)
         self._check_training_scores(res["scores"], res["objective"], "L-BFGS-B")
@@ -828,11 +828,11 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """``wᵀx + b``; positive means class 1."""
         check_is_fitted(self, "coef_")
-        X = validate_X(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
+        X = validate_X(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         tags.input_tags.pairwise = False
         return tags
