@@ -868,3 +868,24 @@ def test_bags_as_a_pandas_series_are_the_list_of_bags():
                                as_list.decision_function(bags), atol=1e-12)
     with pytest.raises(TypeError, match="list of 2-D arrays"):
         MultiInstanceSVM().fit(pd.DataFrame(np.vstack(bags[:2])), [1, 0])
+
+
+def test_dataframe_bags_record_their_column_names():
+    """Bags given as DataFrames with the same columns fit as their arrays and record
+    ``feature_names_in_`` (scikit-learn's convention): bags with other names are refused at
+    prediction, bags that disagree on their columns at fit."""
+    pd = pytest.importorskip("pandas")
+    bags, y = make_mil_digits(n_bags=30, random_state=0)[:2]
+    names = [f"f{j}" for j in range(bags[0].shape[1])]
+    frames = [pd.DataFrame(b, columns=names) for b in bags]
+    as_arrays = MultiInstanceSVM(random_state=0).fit(bags, y)
+    as_frames = MultiInstanceSVM(random_state=0).fit(frames, y)
+    assert as_frames.feature_names_in_.tolist() == names
+    assert not hasattr(as_arrays, "feature_names_in_")
+    np.testing.assert_allclose(as_frames.decision_function(frames),
+                               as_arrays.decision_function(bags), atol=1e-12)
+    renamed = [f.rename(columns={"f0": "other"}) for f in frames]
+    with pytest.raises(ValueError, match="other"):
+        as_frames.predict(renamed)
+    with pytest.raises(ValueError, match=r"same columns.*bags\[1\]"):
+        MultiInstanceSVM().fit([frames[0]] + renamed[1:], y)

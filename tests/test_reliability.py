@@ -68,9 +68,6 @@ X_ESTIMATORS = sorted(REST)
 ALL_ESTIMATORS = X_ESTIMATORS + ["MultiInstanceSVM"]
 #: estimators that need dense X (the kernel estimators take sparse X: the linear kernel keeps
 #: it sparse, the others compute from a dense copy)
-DENSE_ONLY = {"MeanMap"}
-
-
 def _cut(a, stop):
     return a[:stop] if isinstance(a, np.ndarray) else a
 
@@ -108,14 +105,7 @@ def test_mismatched_lengths_are_refused(name):
         _make(name).fit(X[:-1], *REST[name])
 
 
-@pytest.mark.parametrize("name", sorted(DENSE_ONLY))
-def test_sparse_where_dense_is_required(name):
-    # MeanMap has no kernel
-    with pytest.raises(TypeError, match="Sparse data was passed for X"):
-        _make(name).fit(sp.csr_matrix(X), *REST[name])
-
-
-@pytest.mark.parametrize("name", sorted(set(X_ESTIMATORS) - DENSE_ONLY))
+@pytest.mark.parametrize("name", sorted(X_ESTIMATORS))
 def test_sparse_accepted_gives_the_dense_answer(name):
     """Not a bad input: the linear kernel keeps sparse X sparse, the other kernels compute from
     a dense copy, with the same model either way (fit and predict on sparse rows)."""

@@ -66,7 +66,8 @@ def check_bags(bags, n_features=None):
     Returns
     -------
     X : ndarray of shape (sum n_i, n_features)
-        The instances, bag after bag.
+        The instances, bag after bag (a pandas DataFrame with their columns when every bag
+        is a DataFrame with the same columns).
     sizes : ndarray of int, shape (n_bags,)
 
     Raises
@@ -97,6 +98,7 @@ def check_bags(bags, n_features=None):
                         f"Got {type(bags).__name__} instead.")
     if len(bags) == 0:
         raise ValueError("`bags` must hold at least one bag. Got an empty container.")
+    columns = _bag_columns(bags)
     arrays = []
     for i, bag in enumerate(bags):
         check_real(bag, f"bags[{i}]")
@@ -120,7 +122,25 @@ def check_bags(bags, n_features=None):
     width = widths.pop()
     if n_features is not None and width != n_features:
         raise ValueError(f"`bags` must have {n_features} features, as in fit. Got {width}.")
-    return np.vstack(arrays), np.array([a.shape[0] for a in arrays], dtype=np.int64)
+    X = np.vstack(arrays)
+    if columns is not None:  # DataFrame bags: the instances keep their column names
+        import pandas as pd
+
+        X = pd.DataFrame(X, columns=columns)
+    return X, np.array([a.shape[0] for a in arrays], dtype=np.int64)
+
+
+def _bag_columns(bags):
+    """The column names that every bag, a DataFrame, shares (scikit-learn's
+    ``feature_names_in_`` then follows them); None when some bag is not a DataFrame."""
+    if not all(hasattr(bag, "columns") for bag in bags):
+        return None
+    columns = bags[0].columns
+    for i, bag in enumerate(bags):
+        if list(bag.columns) != list(columns):
+            raise ValueError(f"All bags must have the same columns. Got {list(columns)} in "
+                             f"bags[0] and {list(bag.columns)} in bags[{i}].")
+    return columns
 
 
 def _check_bag_target(y, n_bags):
