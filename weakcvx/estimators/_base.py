@@ -444,8 +444,8 @@ class KernelModelMixin:
         if self.kernel != "linear" and sp.issparse(X):
             check_dense_size(X.shape[0], X.shape[1], what="copy of the sparse `X` (the "
                              f"{self.kernel!r} kernel is computed from dense rows)",
-                             advice="Use the linear kernel (kernel='linear'), which keeps X sparse, "
-                                    "fewer rows")
+                             advice="Use the linear kernel (kernel='linear'), which keeps "
+                                    "X sparse, fewer rows")
             X = X.toarray()
         return X
 
