@@ -206,8 +206,8 @@ def test_cvxopt_rank_error_raises_solver_error(monkeypatch):
 
 
 @pytest.mark.parametrize("make, scale", [
-    (lambda: wc.ProportionSVM(C=1e300, n_init=3, random_state=0), 1.0),
-    (lambda: wc.ProportionSVM(n_init=3, random_state=0), 1e-6),
+    (lambda: wc.ProportionSVM(C=1e300, n_init=3, random_state=0, standardize=False), 1.0),
+    (lambda: wc.ProportionSVM(n_init=3, random_state=0, standardize=False), 1e-6),
     (lambda: wc.InvCal(), 1e-6),
     (lambda: wc.MeanMap(), 1e-6),
 ])
@@ -311,7 +311,7 @@ def test_linear_kernel_on_standardized_features_does_not_warn():
 def test_proportion_svm_label_generation_warns_about_scale_once():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        wc.ProportionSVM(relaxation="label_generation", random_state=0, max_iter=3).fit(
-            X40 * 1e6, BAGS40, PROPS40)
+        wc.ProportionSVM(relaxation="label_generation", random_state=0, max_iter=3,
+                         standardize=False).fit(X40 * 1e6, BAGS40, PROPS40)
     unscaled = [w for w in caught if "look unscaled" in str(w.message)]
     assert len(unscaled) == 1

@@ -51,7 +51,7 @@ def test_raw_features_keep_the_smo_work_bounded_and_warn(raw_cancer, smo_work):
     X, y, bags, p = raw_cancer
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clf = wc.ProportionSVM(n_init=2, random_state=0).fit(X, bags, p)
+        clf = wc.ProportionSVM(n_init=2, random_state=0, standardize=False).fit(X, bags, p)
     # no fit but the returned model's own runs past the caps (max(SMO_PASSES) = 500 passes
     # over the data); before them 16 of 91 fits did, 4 of them up to the SMO's own cap of 10⁶
     # updates (4167 passes), and the fit made 10.5M updates in all (now 1.1M)
@@ -101,3 +101,28 @@ def test_standardized_estimator_fit_does_not_warn(raw_cancer):
         warnings.simplefilter("error")
         wc.ProportionSVM(n_init=2, random_state=0).fit(StandardScaler().fit_transform(X), bags,
                                                         p)
+
+
+@pytest.mark.parametrize("kernel, relaxation", [("linear", "alternating"),
+                                                ("rbf", "alternating"),
+                                                ("linear", "label_generation")])
+def test_default_standardization_is_the_fit_on_standardized_rows(raw_cancer, kernel, relaxation):
+    """``standardize=True`` (the default) is the fit on ``StandardScaler`` rows, written back
+    to the features as given: the same scores on raw rows as the standardized fit on scaled
+    rows, ``coef_`` divided by the scales; on raw breast_cancer no unscaled-feature warning,
+    no capped SMO fit, and the accuracy of the standardized fit."""
+    X, y, bags, p = raw_cancer
+    params = {"kernel": kernel, "relaxation": relaxation, "n_init": 2, "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = wc.ProportionSVM(**params).fit(X, bags, p)
+    scaler = StandardScaler().fit(X)
+    ref = wc.ProportionSVM(**params, standardize=False).fit(scaler.transform(X), bags, p)
+    np.testing.assert_allclose(clf.decision_function(X[:50]),
+                               ref.decision_function(scaler.transform(X[:50])), atol=1e-6)
+    if kernel == "linear":
+        np.testing.assert_allclose(clf.coef_, ref.coef_ / scaler.scale_, rtol=1e-6,
+                                   atol=1e-12)
+    np.testing.assert_allclose(clf.mean_, scaler.mean_)
+    assert np.mean(clf.predict(X) == y) > 0.9

@@ -18,11 +18,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import row_norms
+from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import (ESTIMATOR_ADVICE, block_rows, check_dense_size, dense_fits,
-                           format_bytes, memory_budget, validate_X, warn)
+from .._validation import (ESTIMATOR_ADVICE, block_rows, check_dense_size, constant_columns,
+                           dense_fits, format_bytes, memory_budget, validate_X, warn)
 from ..ladder import EXACT_TIME_LIMIT  # default time_limit of relaxation="exact"
 from ..problem import append_constant_feature
 from ..svm import GRAM_LIMIT
@@ -217,6 +218,34 @@ def linear_center(X):
     if float(center @ center) <= 1e-12 * kernels.mean_squared_spread(X):
         return None
     return center
+
+
+def standardization(X, center=True):
+    """``(mean, scale)`` of the columns of ``X`` for ``(X − mean) / scale``: the standard
+    deviations, 1 for constant columns; ``mean`` is 0 for sparse ``X`` (scaled only, so that
+    it stays sparse) and without ``center``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mean, scale = standardization(np.array([[0.0, 5.0], [2.0, 5.0]]))
+    >>> mean.tolist(), scale.tolist()
+    ([1.0, 5.0], [1.0, 1.0])
+    """
+    n, d = X.shape
+    if sp.issparse(X):
+        mean, var = mean_variance_axis(X, axis=0)
+    else:
+        mean, var = X.mean(axis=0), X.var(axis=0)
+    scale = np.where(constant_columns(var, mean, n), 1.0, np.sqrt(var))
+    return (mean if center and not sp.issparse(X) else np.zeros(d)), scale
+
+
+def standardized(X, mean, scale):
+    """``(X − mean) / scale`` (:func:`standardization`); sparse ``X`` is scaled only."""
+    if sp.issparse(X):
+        return (X @ sp.diags(1.0 / scale)).tocsr()
+    return (X - mean) / scale
 
 
 def integer_seed(random_state):

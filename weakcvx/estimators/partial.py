@@ -14,10 +14,10 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_classes, check_ids, constant_columns
+from .._validation import check_classes, check_ids
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin
+from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, standardization, standardized
 
 #: Default floor on the number of PL-Pegasos steps (see ``min_steps``).
 MIN_STEPS = 1000
@@ -359,25 +359,19 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _fit_standardization(self, X):
         """Set ``mean_`` and ``scale_`` from the training ``X`` and return it standardized
         (sparse ``X``: scaled only; the centering is left to the solver, see ``_center``)."""
-        n, d = X.shape
+        d = X.shape[1]
         self.mean_, self.scale_ = np.zeros(d), np.ones(d)
         if not self.standardize:
             return X
-        if sp.issparse(X):
-            mean, var = mean_variance_axis(X, axis=0)
-        else:
-            mean, var = X.mean(axis=0), X.var(axis=0)
-        self.scale_ = np.where(constant_columns(var, mean, n), 1.0, np.sqrt(var))
-        if float(self.intercept_scaling) > 0:
-            self.mean_ = mean
+        mean, self.scale_ = standardization(X)
+        if float(self.intercept_scaling) > 0:  # sparse: PL-Pegasos centers implicitly
+            self.mean_ = mean_variance_axis(X, axis=0)[0] if sp.issparse(X) else mean
         return self._standardized(X)
 
     def _standardized(self, X):
         if not self.standardize:
             return X
-        if sp.issparse(X):
-            return (X @ sp.diags(1.0 / self.scale_)).tocsr()
-        return (X - self.mean_) / self.scale_
+        return standardized(X, self.mean_, self.scale_)
 
     def _center(self, F):
         """The centering still to apply to the features ``F`` (offset column included): the

@@ -34,8 +34,8 @@ from ..problem import WeakLabelProblem
 from ..proportion import (INVCAL_DENSE_MAX_BAGS, EigenProportions, bag_mean_kernel, invcal,
                           mean_map, mean_map_statistic, recover_classifier)
 from ..result import SolverError
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, verbose_logging,
-                    warn_if_unscaled)
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, standardization,
+                    standardized, verbose_logging, warn_if_unscaled)
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
            "INVCAL_DENSE_MAX_BAGS", "LARGE_KERNEL_DIAGONAL", "PRIMAL_MIN_ROWS",
@@ -342,6 +342,14 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         distance).
     intercept_scaling : float, default=1.0
         Constant feature that models the offset of conv-∝SVM (alter-∝SVM has a true offset).
+    standardize : bool, default=True
+        Center and scale every feature to unit variance inside ``fit`` (``mean_``,
+        ``scale_``; sparse ``X`` is scaled only and stays sparse): ``C`` and ``C_p`` mean the
+        same on every data set, and the SVM solvers do not crawl on features of large scale
+        (docs/methods/llp.rst, "Unscaled features"). ``coef_`` and ``intercept_`` are on the
+        features as given; the RBF and
+        polynomial kernels are taken between standardized points. ``False`` uses ``X`` as
+        given (a precomputed kernel always is).
     n_init : int, default=10
         Random restarts of alter-∝SVM (the paper's 10).
     init : {"mean_map", "random"}, default="mean_map"
@@ -369,6 +377,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     classes_ : ndarray [0, 1]
     bags_ : ndarray
         Sorted unique bag ids of the training data.
+    mean_, scale_ : ndarray (n_features,)
+        The standardization of ``standardize`` (zeros and ones without it).
     transduction_ : ndarray (n_samples,)
         Instance labels in {0, 1} found for the training points.
     objective_ : float
@@ -461,13 +471,14 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         "n_jobs": [Interval(Integral, None, -1, closed="right"),
                    Interval(Integral, 1, None, closed="left"), None],  # joblib: 0 has no meaning
         "verbose": ["verbose"],
+        "standardize": ["boolean"],
         **KERNEL_CONSTRAINTS,
     }
 
     def __init__(self, relaxation="alternating", kernel="linear", C=1.0, C_p=10.0, eps=0.0,
-                 gamma="mean_distance", degree=3, coef0=1.0, intercept_scaling=1.0, n_init=10,
-                 init="mean_map", oracle="sorting", tol=None, max_iter=50, random_state=None,
-                 n_jobs=None, verbose=0):
+                 gamma="mean_distance", degree=3, coef0=1.0, intercept_scaling=1.0,
+                 standardize=True, n_init=10, init="mean_map", oracle="sorting", tol=None,
+                 max_iter=50, random_state=None, n_jobs=None, verbose=0):
         self.relaxation = relaxation
         self.kernel = kernel
         self.C = C
@@ -477,6 +488,7 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         self.degree = degree
         self.coef0 = coef0
         self.intercept_scaling = intercept_scaling
+        self.standardize = standardize
         self.n_init = n_init
         self.init = init
         self.oracle = oracle
@@ -504,9 +516,11 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         """
         X = self._validate_X(X)
         bag_index, p = self._validate_bags(X, bags, proportions)
+        X = self._fit_standardization(X)
         unscaled = self._warn_large_kernel(X)
         if self.relaxation == "label_generation":
-            return self._fit_convex(X, bag_index, p)
+            self._fit_convex(X, bag_index, p)
+            return self._unstandardize_linear()
         features, pivots = self._alternating_features(X, unscaled)
         K = None if features is not None else self._dense_kernel(X)
         initial = (self._mean_map_start(X, K, bag_index, p, features)
@@ -533,7 +547,34 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         self.restart_objectives_ = res["values"]
         self.start_ = res["start"]
         self.n_iter_ = int(res["n_fits"])
+        return self._unstandardize_linear()
+
+    def _fit_standardization(self, X):
+        """Set ``mean_`` and ``scale_`` (:func:`~weakcvx.estimators._base.standardization`)
+        and return ``X`` standardized; a precomputed kernel is returned as it is."""
+        self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        if not self.standardize or self.kernel == "precomputed":
+            return X
+        self.mean_, self.scale_ = standardization(X)
+        return standardized(X, self.mean_, self.scale_)
+
+    def _standardized(self, X):
+        if not self.standardize or self.kernel == "precomputed":
+            return X
+        return standardized(X, self.mean_, self.scale_)
+
+    def _unstandardize_linear(self):
+        """With the linear kernel, ``w·(x − m)/σ + b = (w/σ)·x + (b − (w/σ)·m)``: the model on
+        the features as given (the kernels' models standardize the rows they score)."""
+        if self.kernel == "linear":
+            self.coef_ = self.coef_ / self.scale_
+            self.intercept_ = float(self.intercept_ - self.coef_ @ self.mean_)
         return self
+
+    def _decision_validated(self, X):
+        if self.kernel in ("rbf", "poly"):
+            X = self._standardized(X)
+        return super()._decision_validated(X)
 
     def _alternating_features(self, X, unscaled):
         """``(features, pivots)`` on which alter-∝SVM fits in the feature space, or
