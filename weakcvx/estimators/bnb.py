@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 from numbers import Integral, Real
 
@@ -221,7 +222,8 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
                              self.C * float(np.max(np.diag(K))), ILL_CONDITIONED_PRODUCT,
                              "the node SVMs' linear systems may be too ill-conditioned to "
                              "solve in float64 (SolverError)")
-        with verbose_logging(self.verbose):
+        with verbose_logging(self.verbose), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             try:
                 result = branch_and_bound_s3vm(K, y_known, C=self.C, n_positive=n_positive,
                                                max_nodes=self.max_nodes,
@@ -233,8 +235,12 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
                 raise error from exc
         failure = result.extra["failure"]
         if failure is not None and self._ill_conditioned(K, failure) is not None:
-            # past the root too, ill-conditioned systems make the search's bounds unreliable
+            # past the root too, ill-conditioned systems make the search's bounds unreliable;
+            # the explained error replaces the search's warning that it stopped there
             raise self._ill_conditioned(K, failure) from failure
+        for record in caught:  # the search's own warnings, where they were raised
+            warnings.warn_explicit(record.message, record.category, record.filename,
+                                   record.lineno)
         self.result_ = result
         beta = result.extra["dual_coef"]
         self.dual_coef_ = beta
