@@ -220,10 +220,10 @@ def linear_center(X):
     return center
 
 
-def standardization(X, center=True):
-    """``(mean, scale)`` of the columns of ``X`` for ``(X − mean) / scale``: the standard
-    deviations, 1 for constant columns; ``mean`` is 0 for sparse ``X`` (scaled only, so that
-    it stays sparse) and without ``center``.
+def standardization(X):
+    """``(mean, scale)`` of the columns of ``X`` for ``(X − mean) / scale``: the means, and the
+    standard deviations with 1 for constant columns (:func:`standardized` scales sparse ``X``
+    only, so that it stays sparse).
 
     Examples
     --------
@@ -232,13 +232,12 @@ def standardization(X, center=True):
     >>> mean.tolist(), scale.tolist()
     ([1.0, 5.0], [1.0, 1.0])
     """
-    n, d = X.shape
+    n = X.shape[0]
     if sp.issparse(X):
         mean, var = mean_variance_axis(X, axis=0)
     else:
         mean, var = X.mean(axis=0), X.var(axis=0)
-    scale = np.where(constant_columns(var, mean, n), 1.0, np.sqrt(var))
-    return (mean if center and not sp.issparse(X) else np.zeros(d)), scale
+    return mean, np.where(constant_columns(var, mean, n), 1.0, np.sqrt(var))
 
 
 def standardized(X, mean, scale):

@@ -10,7 +10,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
@@ -365,7 +364,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             return X
         mean, self.scale_ = standardization(X)
         if float(self.intercept_scaling) > 0:  # sparse: PL-Pegasos centers implicitly
-            self.mean_ = mean_variance_axis(X, axis=0)[0] if sp.issparse(X) else mean
+            self.mean_ = mean
         return self._standardized(X)
 
     def _standardized(self, X):

@@ -555,6 +555,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         if not self.standardize or self.kernel == "precomputed":
             return X
         self.mean_, self.scale_ = standardization(X)
+        if sp.issparse(X):  # scaled only (it stays sparse): the offset keeps the mean
+            self.mean_ = np.zeros(X.shape[1])
         return standardized(X, self.mean_, self.scale_)
 
     def _standardized(self, X):
