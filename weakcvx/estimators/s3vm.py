@@ -743,8 +743,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         More than two classes only. ``"ovr"``: one S3VM per class against the rest;
         ``"ovo"``: then one per pair of classes on that step's transduction, combined by votes
         (above); the first step then runs the alternating search in place of the default
-        label generation (it only assigns the rows to the pairs: the same accuracy at half
-        the time). ``"ovo"`` was chosen on split seeds 20-27 of six multi-class sets
+        label generation (it only assigns the rows to the pairs: within 0.002 of its accuracy
+        at half the time). ``"ovo"`` was chosen on split seeds 20-27 of six multi-class sets
         (stratified 5% and 10% labels; docs/methods/s3vm.rst, "More than two classes").
     random_state : int, RandomState or None
     verbose : int
