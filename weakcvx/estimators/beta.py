@@ -146,7 +146,9 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     - ``"ssl"``: ``y`` with ``-1`` for unlabeled points; labeled rows one-hot and fixed,
       unlabeled rows ½ and free; cost ``C`` on labeled and ``C_unlabeled`` on unlabeled points.
     - ``"knn"``: ``y`` are (possibly noisy) labels; ``β_i^σ`` = fraction of the
-      ``n_neighbors`` nearest other points labeled σ; all rows free.
+      ``n_neighbors`` nearest other points labeled σ; all rows free. The paper's start, kept
+      as stated: on 20% flipped labels it was below a plain ``SVC`` on 7 of 8 sets
+      (docs/methods/beta.rst, "Noisy labels on other data").
     - ``"proportions"``: ``fit(X, bags=..., proportions=...)``, or ``fit(X, targets)`` with
       the two-column targets of :func:`weakcvx.model_selection.bag_targets` (what
       ``GridSearchCV`` with ``BagKFold`` and ``bag_error_scorer`` splits); ``β_i⁺ = p_k`` in
