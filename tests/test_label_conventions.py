@@ -24,7 +24,7 @@ def test_the_modelling_layers_labels_given_to_an_estimator_warn(Estimator):
     X, _, y_known, _ = _moons()
     assert set(np.unique(y_known)) == {-1.0, 0.0, 1.0}
     with pytest.warns(UserWarning, match="exactly the values -1, 0 and \\+1, with 0 in more "
-                                         "than half") as record:
+                                         "than two thirds") as record:
         Estimator(C=10.0, gamma=2.0).fit(X, y_known)
     message = next(m for m in _our_warnings(record) if "exactly the values" in m)
     # both conventions are named, and the conversion
@@ -99,6 +99,24 @@ def test_mostly_labeled_target_does_not_warn():
     assert not [m for m in _our_warnings(record) if "exactly the values" in m]
 
 
+@pytest.mark.parametrize("Estimator", [wc.S3VM, wc.BranchAndBoundS3VM, wc.BetaSVM])
+def test_mostly_labeled_target_with_a_majority_class_does_not_warn(Estimator):
+    """Classes 0/1, 85% of the rows labeled, class 0 on 60% of the rows: neither the
+    estimators' check nor the modelling layer's (on the converted y_known, whose -1 is then
+    more than half of the points) warns about a convention the user did not use."""
+    X, y_true, _, _ = _moons(48, n_labeled=4)
+    rows = np.r_[np.flatnonzero(y_true < 0), np.flatnonzero(y_true > 0)[:16]]
+    X, y_true = X[rows], y_true[rows]                     # 24 negatives, 16 positives
+    y = np.where(y_true > 0, 1, 0)
+    y[np.flatnonzero(y_true > 0)[:6]] = -1                # 6 of 40 unlabeled
+    assert 0.5 < np.mean(y == 0) < 2 / 3
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        Estimator(random_state=0).fit(X, y)
+    messages = [str(w.message) for w in record]
+    assert not [m for m in messages if "exactly the values" in m], messages
+
+
 def test_inf_gets_no_nan_hint():
     X, _, _, y = _moons()
     y = y.astype(float)
@@ -163,3 +181,21 @@ def test_scikit_learn_target_given_to_the_modelling_layer_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         wc.labelsets.SemiSupervised(y_known)
+
+
+def test_boolean_target_gets_the_conversion():
+    """A boolean y cannot mark unlabeled rows with -1: the error gives the conversion."""
+    X, y_true, _, _ = _moons()
+    for Estimator in (wc.S3VM, wc.BranchAndBoundS3VM, wc.BetaSVM):
+        with pytest.raises(ValueError, match=r"Got dtype bool: .*y = y.astype\(int\)"):
+            Estimator().fit(X, y_true > 0)
+
+
+def test_one_labeled_class_names_both_readings():
+    """Classes 0/1 with only class 1 labeled give y in {-1, 1}: the error names both
+    readings (classes -1/+1, or -1 unlabeled with one class labeled)."""
+    X, _, y_known, _ = _moons()
+    y = np.where(y_known > 0, 1, -1)
+    for Estimator in (wc.S3VM, wc.BranchAndBoundS3VM):
+        with pytest.raises(ValueError, match="label at least one point of the other class"):
+            Estimator().fit(X, y)

@@ -102,6 +102,9 @@ def _read_csv(path, label_column):
     features = [cell for j, cell in enumerate(first) if cell and j != label_index]
     if features and not any(_is_number(cell) for cell in features):
         named = True
+    elif label_index is not None and _numbered_header(features, first[label_index], rows,
+                                                      label_index):
+        named = True
     if named:
         header, rows = first, rows[1:]
     if not rows:
@@ -237,6 +240,22 @@ def load_data_file(path, label_column, unknown, n=None, seed=0, return_rows=Fals
     return (X, y_known, classes, rows) if return_rows else (X, y_known, classes)
 
 
+def _numbered_header(features, label, rows, label_index):
+    """Whether a first row whose feature cells are numbers is still a header: the columns
+    numbered in order from 0 or 1 (``pandas.DataFrame(X).to_csv``), at least two of them, and
+    a label cell that is no number and no other row's label (a data row's label names a class
+    that other rows share)."""
+    try:
+        numbers = [int(cell) for cell in features]
+    except ValueError:
+        return False
+    if len(numbers) < 2 or numbers[0] not in (0, 1) or \
+            numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return False
+    others = {row[label_index].strip() for row in rows[1:] if len(row) > label_index}
+    return not _is_number(label) and label not in others
+
+
 def _is_number(text):
     try:
         float(text)
@@ -265,8 +284,8 @@ def _build_problem(args):
         K = wc.kernels.rbf(X, gamma=gamma)
         name = (f"{args.data}: {len(X)} rows, {int(np.sum(y_known != 0))} labeled "
                 f"(-1 = {classes[0]!r}, +1 = {classes[1]!r})")
-        problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(y_known),
-                                      formulation=_formulation(args, C), name=name)
+        labelset = wc.labelsets.SemiSupervised(y_known, check_convention=False)
+        problem = wc.WeakLabelProblem(K, labelset, formulation=_formulation(args, C), name=name)
         return problem, rows, classes
     if args.n is None:
         args.n = 16
@@ -280,14 +299,14 @@ def _build_problem(args):
                                                         random_state=rng_seed)
         gamma = 2.0 if args.gamma is None else args.gamma  # Chapelle et al. 2006: sigma = 0.5
         C = 10.0 if args.C is None else args.C
-        labelset = wc.labelsets.SemiSupervised(y_known)
+        labelset = wc.labelsets.SemiSupervised(y_known, check_convention=False)
         name = f"two moons, n={args.n}, {args.labeled} labeled, RBF gamma={gamma:g}, C={C:g}"
     elif args.dataset == "gap-clusters":
         X, y_true, y_known = wc.datasets.make_gap_clusters(args.n, n_labeled=args.labeled,
                                                            random_state=rng_seed)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
-        labelset = wc.labelsets.SemiSupervised(y_known)
+        labelset = wc.labelsets.SemiSupervised(y_known, check_convention=False)
         name = f"gap clusters, n={args.n}, {args.labeled} labeled"
     elif args.dataset == "blobs":
         X, y_true = wc.datasets.make_clustering_blobs(args.n, random_state=rng_seed)
@@ -301,7 +320,7 @@ def _build_problem(args):
                                                            rng_seed)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
-        labelset = wc.labelsets.SemiSupervised(y_known)
+        labelset = wc.labelsets.SemiSupervised(y_known, check_convention=False)
         name = f"UCI {args.dataset}, n={args.n} (subsampled), {args.labeled} labeled"
     K = wc.kernels.rbf(X, gamma=gamma)
     return wc.WeakLabelProblem(K, labelset, formulation=_formulation(args, C), y_true=y_true,

@@ -469,13 +469,18 @@ def _count_block(size, lo, hi):
     return np.array(block).reshape(len(block), size)
 
 
+#: Start of the warning of :class:`SemiSupervised` on a target that looks like scikit-learn's
+#: (the estimators, which convert scikit-learn's target themselves, do not raise it).
+SCIKIT_LEARN_TARGET_WARNING = "`y_known` holds exactly the values -1, 0 and +1"
+
+
 def _warn_if_scikit_learn_target(y):
     """Warn when ``y_known`` looks like scikit-learn's semi-supervised target (classes 0 and 1,
     -1 for unlabeled rows): the three values with -1 in more than half of the points, as the
     unlabeled points of a semi-supervised problem usually are, where here -1 is a labeled
     class (the mirror of the estimators' check, docs/user_guide.rst "Two conventions")."""
     if np.isin((-1.0, 0.0, 1.0), y).all() and np.sum(y == -1) > y.size / 2:
-        warn("`y_known` holds exactly the values -1, 0 and +1, with -1 in more than half of the "
+        warn(f"{SCIKIT_LEARN_TARGET_WARNING}, with -1 in more than half of the "
              "points. SemiSupervised reads -1 and +1 as the two classes (fixed labels) and 0 as "
              "unknown; scikit-learn's semi-supervised target reads -1 as unlabeled and 0 and 1 "
              "as the classes. If -1 marks your unlabeled points, convert: y_known = "
@@ -500,6 +505,12 @@ class SemiSupervised(LabelSet):
     n_positive : int, optional
         Number of positives among the ``u`` unlabeled points, in ``[0, u]``. Default: the
         labeled class ratio times ``u``, rounded half up.
+    check_convention : bool, default=True
+        Warn when ``y_known`` looks like scikit-learn's target (above). ``False`` for a
+        ``y_known`` converted from one, as the estimators do: a scikit-learn target whose
+        class 0 is more than half of the rows (mostly labeled rows) becomes a ``y_known`` with
+        -1 in more than half of the points, and the warning would name an argument its user
+        never passed.
 
     Attributes
     ----------
@@ -563,7 +574,7 @@ class SemiSupervised(LabelSet):
     (True, True)
     """
 
-    def __init__(self, y_known, n_positive=None):
+    def __init__(self, y_known, n_positive=None, *, check_convention=True):
         y = _as_float_array(y_known, "y_known")
         if y.ndim != 1 or y.size == 0:
             raise ValueError(f"`y_known` must be a non-empty 1-D array. Got shape {y.shape} "
@@ -576,7 +587,8 @@ class SemiSupervised(LabelSet):
             raise ValueError("`y_known` must use +1/-1 for labeled and 0 for unlabeled points. "
                              f"Got values {np.unique(y[bad])[:5]} instead.")
         super().__init__(y.size)
-        _warn_if_scikit_learn_target(y)
+        if check_convention:
+            _warn_if_scikit_learn_target(y)
         self.y_known = y.astype(np.int64)
         self.labeled = np.flatnonzero(self.y_known != 0)
         self.unlabeled = np.flatnonzero(self.y_known == 0)

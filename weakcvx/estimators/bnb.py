@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .. import kernels
 from .._validation import check_dense_size
 from ..bnb_s3vm import branch_and_bound_s3vm
+from ..labelsets import SCIKIT_LEARN_TARGET_WARNING
 from ..result import SolverError
 from ._base import (EXACT_TIME_LIMIT, KERNEL_CONSTRAINTS, KernelModelMixin,
                     n_positive_from_fraction, verbose_logging, warn_if_unscaled)
@@ -239,6 +240,8 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
             # the explained error replaces the search's warning that it stopped there
             raise self._ill_conditioned(K, failure) from failure
         for record in caught:  # the search's own warnings, where they were raised
+            if str(record.message).startswith(SCIKIT_LEARN_TARGET_WARNING):
+                continue  # y_known came from scikit-learn's target, converted above
             warnings.warn_explicit(record.message, record.category, record.filename,
                                    record.lineno)
         self.result_ = result

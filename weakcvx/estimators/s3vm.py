@@ -76,7 +76,7 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
     is refused, since it cannot hold that integer.
 
     Warns (``UserWarning``) when ``y`` looks like the modelling layer's ``y_known`` (exactly
-    the values -1, 0, +1 with 0 in more than half of the rows: there 0 is unknown, here -1 is
+    the values -1, 0, +1 with 0 in more than two thirds of the rows: there 0 is unknown, here -1 is
     unlabeled) and when no row is unlabeled; a NaN in ``y`` is refused with the hint to mark
     unlabeled rows with -1, and so is the string ``'-1'`` among string classes (a CSV read as
     text), which would otherwise be a class. As scikit-learn's classifiers, a column vector
@@ -101,9 +101,11 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
                          "integer -1 marking unlabeled points (scikit-learn's semi-supervised "
                          f"convention). Got dtype {y.dtype}: use {fix}.")
     if y.dtype.kind not in "iufO":
+        fix = (": a boolean array cannot hold that -1; use y = y.astype(int) (False -> 0, "
+               "True -> 1) and set the unlabeled rows to -1" if y.dtype.kind == "b" else "")
         raise ValueError("`y` must be numeric, or of dtype object for string classes, with -1 "
                          "marking unlabeled points (scikit-learn's semi-supervised convention). "
-                         f"Got dtype {y.dtype}.")
+                         f"Got dtype {y.dtype}{fix}.")
     if y.dtype.kind == "O" and any(isinstance(v, str) and v.strip() == "-1" for v in y):
         raise ValueError("`y` holds the string '-1', which would be a class: the unlabeled "
                          "points are marked by the integer -1 (scikit-learn's semi-supervised "
@@ -133,7 +135,9 @@ def check_semi_supervised_classes(y, n_samples, max_classes=None):
     if classes.size < 2:
         expected = "exactly two" if max_classes == 2 else "at least two"
         signs = (" -1 marks the unlabeled points, so labels in {-1, +1} leave a single class: "
-                 "encode the classes as, e.g., 0/1 and the unlabeled points as -1."
+                 "if -1 and +1 are your two classes, encode them as, e.g., 0/1 and the "
+                 "unlabeled points as -1; if -1 already marks your unlabeled points, label "
+                 "at least one point of the other class."
                  if y.dtype.kind in "iuf" and set(np.unique(y).tolist()) == {-1, 1} else "")
         raise ValueError(f"`y` must contain {expected} classes among labeled points (entries "
                          f"other than -1). Got classes {classes.tolist()}.{signs}")
@@ -164,15 +168,17 @@ def _warn_about_conventions(y, labeled, classes):
     unknown) given to an estimator (-1 = unlabeled), and a target with nothing unlabeled.
 
     Classes 0 and 1 with -1 for unlabeled rows are a legitimate scikit-learn target too; what
-    tells the modelling layer's target apart is that its 0 (unknown) is more than half of the
-    rows, as the unlabeled points of a semi-supervised problem usually are, where in a
-    scikit-learn target 0 is one labeled class (more than half of the rows only when that
-    class alone outnumbers the unlabeled points and the other class together).
+    tells the modelling layer's target apart is that its 0 (unknown) is most of the rows, as
+    the unlabeled points of a semi-supervised problem usually are, where in a scikit-learn
+    target 0 is one labeled class. The bound is two thirds of the rows: with half, a
+    scikit-learn target of mostly labeled rows whose class 0 is the majority (73% labeled,
+    class 0 53% of the rows) drew the warning.
     """
     if (y.dtype.kind in "iuf" and (~labeled).any() and classes.tolist() == [0, 1]
-            and np.sum(y == 0) > np.sum(y != 0)):
+            and 3 * np.sum(y == 0) > 2 * y.size):
         warn(
-            "`y` holds exactly the values -1, 0 and +1, with 0 in more than half of the rows. "
+            "`y` holds exactly the values -1, 0 and +1, with 0 in more than two thirds of the "
+            "rows. "
             "The estimators "
             "read -1 as unlabeled "
             "and 0 and +1 as the two classes (scikit-learn's convention); the modelling layer "
@@ -980,7 +986,7 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         u = int(np.sum(y_known == 0))
         if n_positive is None and self.positive_fraction is not None:
             n_positive = n_positive_from_fraction(self.positive_fraction, u)
-        labelset = SemiSupervised(y_known, n_positive=n_positive)
+        labelset = SemiSupervised(y_known, n_positive=n_positive, check_convention=False)
         self.costs_ = self._costs(int(np.sum(y_known != 0)), X)
         problem = WeakLabelProblem(labelset=labelset, costs=self.costs_,
                                    **self._problem_inputs(X))
@@ -1042,7 +1048,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
             return problem
         fraction = default_positive_fraction(y_known, scores, weight=weight)
         n_positive = n_positive_from_fraction(fraction, int(np.sum(y_known == 0)))
-        return problem.with_labelset(SemiSupervised(y_known, n_positive=n_positive))
+        return problem.with_labelset(SemiSupervised(y_known, n_positive=n_positive,
+                                                    check_convention=False))
 
     def _gamma_to_resolve(self):
         """The width chosen in ``fit`` for ``gamma="select"`` (``"mean_distance"`` before the
