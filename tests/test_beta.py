@@ -549,6 +549,7 @@ def test_bad_beta(beta, match):
 
 @pytest.mark.parametrize("init, kwargs, match", [
     ("given", {}, "init='given' requires `beta`"),
+    ("given", {"y": np.repeat([0, 1], 5)}, "init='given' requires `beta`"),
     ("ssl", {}, "init='ssl' requires y to be passed"),
     ("knn", {}, "init='knn' requires y to be passed"),
     ("proportions", {"bags": np.zeros(10)}, "requires `bags` and `proportions`"),

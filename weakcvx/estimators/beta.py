@@ -360,7 +360,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         if missing and needs == "y":
             raise ValueError(f"init={self.init!r} requires y to be passed, but the target y is "
                              "None.")
-        if missing and bags is None and np.ndim(y) == 1:  # ProportionSVM's fit(X, bags, p)
+        if missing and self.init == "proportions" and bags is None and np.ndim(y) == 1:
+            # ProportionSVM's fit(X, bags, p)
             given = "".join(f" with `{name}`" for name, value in
                             (("proportions", proportions),
                              ("beta", beta)) if value is not None)
