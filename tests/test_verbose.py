@@ -25,6 +25,11 @@ def _fits():
             lambda v: wc.ProportionSVM(relaxation="label_generation", verbose=v).fit(
                 X, bag_ids, p), "label_generation it=1"),
         "BetaSVM": (lambda v: wc.BetaSVM(verbose=v).fit(Xb, yb), "beta-SVM iter 1"),
+        "PartialLabelSVM": (lambda v: wc.PartialLabelSVM(max_iter=2, verbose=v).fit(
+            Xb, np.c_[yb != 1, yb != 0]), "PL-Pegasos epoch 1"),
+        "PartialLabelSVM rbf": (lambda v: wc.PartialLabelSVM(kernel="rbf", max_iter=2,
+                                                             verbose=v).fit(
+            Xb, np.c_[yb != 1, yb != 0]), "PL-Pegasos (kernel) epoch 1"),
     }
 
 

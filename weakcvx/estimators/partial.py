@@ -16,7 +16,8 @@ from .. import kernels
 from .._validation import check_classes, check_ids
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
-from ._base import KERNEL_CONSTRAINTS, KernelModelMixin, standardization, standardized
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, standardization, standardized,
+                    verbose_logging)
 
 #: Default floor on the number of PL-Pegasos steps (see ``min_steps``).
 MIN_STEPS = 1000
@@ -419,6 +420,17 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         # score aligns a DataFrame's columns by name only when fit read classes_ from names
         self._classes_from_columns = classes is None and _column_names(candidates) is not None
         rng = check_random_state(self.random_state)
+        with verbose_logging(self.verbose):  # the solvers' progress lines reach stderr
+            result = self._fit_model(X, C, rng)
+        self.result_ = result
+        self.transduction_ = self.classes_[result.labels]
+        self.objective_ = float(result.value)
+        self.n_iter_ = int(result.n_iter)
+        return self
+
+    def _fit_model(self, X, C, rng):
+        """Fit the model's coefficients on validated rows ``X`` and candidate matrix ``C``;
+        returns the solver's result."""
         Z = self._fit_standardization(X)
         inputs = self._dense_problem_inputs(Z)
         s = float(self.intercept_scaling)
@@ -456,11 +468,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             self.X_fit_ = Z[support]
             self.support_ = support
             self.intercept_ = s * s * B.sum(axis=0)
-        self.result_ = result
-        self.transduction_ = self.classes_[result.labels]
-        self.objective_ = float(result.value)
-        self.n_iter_ = int(result.n_iter)
-        return self
+        return result
 
     def _class_scores(self, X):
         """The (n_samples, n_classes) Crammer–Singer scores ``s_c(x)``."""
