@@ -120,6 +120,32 @@ def test_all_features_constant_fits_a_constant_model_or_says_why(name):
     assert np.unique(est.predict(Xc)).size == 1
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "MeanMap"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_identical_rows_are_named_in_a_warning(name, sparse):
+    """Rows that are all the same point: the fit's labels are arbitrary, and a UserWarning
+    says so, naming X (MeanMap, a closed form on the bag means, is left out)."""
+    import scipy.sparse as sp
+
+    Xc = np.full((N, 2), 3.0)
+    Xc = sp.csr_matrix(Xc) if sparse else Xc
+    params = {"kernel": "linear"} if sparse else {}
+    with pytest.warns(UserWarning, match="rows of `X` are the same point"):
+        try:
+            _fit(name, Xc, Y, **params)
+        except ValueError:
+            pass  # test_all_features_constant_fits_a_constant_model_or_says_why
+
+
+def test_rows_that_differ_in_one_entry_do_not_warn():
+    Xc = np.full((N, 2), 3.0)
+    Xc[5, 1] = 3.5
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _fit("S3VM", Xc, Y)
+    assert not [w for w in caught if "same point" in str(w.message)]
+
+
 # --- extreme C ---------------------------------------------------------------------------------
 
 C_ESTIMATORS = ["S3VM", "BranchAndBoundS3VM", "MaxMarginClustering", "BetaSVM",

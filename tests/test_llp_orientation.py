@@ -54,3 +54,15 @@ def test_orientation_margin_is_antisymmetric_and_bounded(seed):
     assert orientation_margin(labels, bag_index, exact) == pytest.approx(
         np.mean(np.abs(1.0 - 2.0 * exact)))
     assert ORIENTATION_MARGIN > 0
+
+
+def test_rows_that_carry_nothing_are_named_not_the_proportions():
+    """Identical rows with varied proportions (0.1-0.9): the warnings name `X`, not proportions
+    "near one half" that they are not."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wc.ProportionSVM(random_state=0).fit(np.ones((40, 3)), np.repeat(np.arange(5), 8),
+                                             [0.1, 0.3, 0.5, 0.7, 0.9])
+    messages = [str(w.message) for w in caught]
+    assert any("are the same point" in m for m in messages), messages
+    assert not any("near" in m and "one half" in m for m in messages), messages

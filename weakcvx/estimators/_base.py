@@ -187,6 +187,20 @@ def warn_if_unscaled(estimator, statistic, value, threshold, consequence):
              "first (sklearn.preprocessing.StandardScaler).", UserWarning)
 
 
+def warn_if_rows_identical(estimator, X):
+    """Warn when every row of ``X`` (dense or sparse) is the same point: no model can tell
+    such rows apart, so whatever labels the fit returns (one class, or a split with no support
+    in the data) are arbitrary. Two passes over ``X`` (column maxima and minima), no copy."""
+    if X.shape[0] < 2:
+        return
+    spread = X.max(axis=0) - X.min(axis=0)
+    spread = spread.toarray() if sp.issparse(spread) else np.asarray(spread)
+    if not np.any(spread):
+        warn(f"{estimator}: all {X.shape[0]} rows of `X` are the same point, so no model can "
+             "tell them apart and the fit's labels are arbitrary. Check the features (a "
+             "column selection or a fill value may have erased them).", UserWarning)
+
+
 def spread_scaled_cost(product, X, intercept_scaling):
     """``product / (mean_i ‖x_i − x̄‖² + s²)``: the linear-kernel cost whose product with the
     mean centred kernel diagonal (offset feature ``s`` included) is ``product``, so that it
@@ -469,6 +483,8 @@ class KernelModelMixin:
         memory budget (``MemoryBudgetError`` above it, naming the linear kernel)."""
         X = validate_X(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
                        ensure_min_samples=2 if reset else 1)
+        if reset and self.kernel != "precomputed":
+            warn_if_rows_identical(type(self).__name__, X)
         if self.kernel != "linear" and sp.issparse(X):
             check_dense_size(X.shape[0], X.shape[1], what="copy of the sparse `X` (the "
                              f"{self.kernel!r} kernel is computed from dense rows)",

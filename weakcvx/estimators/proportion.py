@@ -84,6 +84,10 @@ MEAN_MAP_START_RANK = 200
 #: accuracy 0.13, bag error 0.036 against 0.038 for its complement).
 ORIENTATION_MARGIN = 0.02
 
+#: Proportions within this distance of one half are "near one half" in that warning's
+#: explanation (the two moons example above: 0.44-0.55).
+NEAR_HALF = 0.1
+
 
 def orientation_margin(labels, bag_index, p):
     """Mean absolute bag-proportion error of the complement of ``labels`` (in {0, 1}) minus
@@ -158,16 +162,26 @@ class _ProportionFitMixin:
         """Warn when the training predictions fit the bag proportions hardly better than their
         complement (:func:`orientation_margin` below :data:`ORIENTATION_MARGIN`)."""
         labels = (np.asarray(scores) > 0).astype(float)
+        if labels.min() == labels.max():
+            return  # one class for every point: _check_training_scores has said so
         margin = orientation_margin(labels, bag_index, p)
-        if margin < ORIENTATION_MARGIN:
-            warn(f"{type(self).__name__}: the training predictions fit the bag proportions "
-                 f"hardly better than their complement (the complement's mean bag error "
-                 f"exceeds theirs by {margin:.3g}, less than {ORIENTATION_MARGIN}): the "
-                 f"proportions, all near "
-                 f"{float(np.mean(p)):.2f}, barely tell the classes apart, so the classifier's "
-                 "sign may be inverted. Smaller bags or bags of more varied proportions "
-                 "determine it; InvCal and MeanMap read the same weak signal through the bag "
-                 "means.", UserWarning)
+        if margin >= ORIENTATION_MARGIN:
+            return
+        p = np.asarray(p, dtype=float)
+        if np.max(np.abs(p - 0.5)) <= NEAR_HALF:
+            why = (f"the proportions, all within {NEAR_HALF} of one half "
+                   f"({p.min():.2f}-{p.max():.2f}), barely tell the classes apart, so the "
+                   "classifier's sign may be inverted. Smaller bags or bags of more varied "
+                   "proportions determine it; InvCal and MeanMap read the same weak signal "
+                   "through the bag means.")
+        else:
+            why = (f"the proportions vary ({p.min():.2f}-{p.max():.2f}) but the predictions "
+                   "do not follow them, so the features hardly separate the bags' classes "
+                   "and the classifier's sign may be inverted. Check the features and their "
+                   "scale; InvCal and MeanMap fit the bag means directly.")
+        warn(f"{type(self).__name__}: the training predictions fit the bag proportions "
+             f"hardly better than their complement (the complement's mean bag error exceeds "
+             f"theirs by {margin:.3g}, less than {ORIENTATION_MARGIN}): {why}", UserWarning)
 
     def _dense_kernel(self, X):
         """The training kernel (without the constant of the offset) as a dense matrix."""
