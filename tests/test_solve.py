@@ -93,6 +93,21 @@ def test_solve_rejects_unknown_method_and_non_problem():
         wc.solve("not a problem")
 
 
+@pytest.mark.parametrize("method, option", [("alternating", "bogus"),
+                                            ("label_generation", "oracel"),
+                                            ("exact", "max_node"), ("sdp", "solver_option")])
+def test_solve_names_an_unknown_option_and_the_methods_options(method, option):
+    """A misspelt option is refused before any work, by solve, with the method's options
+    (not a TypeError naming an internal function)."""
+    problem = random_ssl_problem(0)
+    with pytest.raises(TypeError, match=rf"solve\(method='{method}'\) got unknown option\(s\) "
+                                        rf"'{option}'; the options of this method are") as info:
+        wc.solve(problem, method=method, **{option: 1})
+    expected = {"alternating": "max_iter", "label_generation": "oracle", "exact": "max_nodes",
+                "sdp": "solver_options"}[method]
+    assert expected in str(info.value)
+
+
 def test_problem_rejects_bad_input():
     labelset = wc.labelsets.SemiSupervised(np.array([1, 0, 0, -1]))
     with pytest.raises(ValueError, match="symmetric"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 
 from sklearn.exceptions import ConvergenceWarning
 
@@ -80,13 +81,32 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
                              f"Got {algorithm!r} instead.")
         if algorithm == "branch_and_bound" or (algorithm == "auto" and problem.fast):
             # branch and bound needs a box containing 0 (Formulation.box()); else enumerate
+            _check_options(exact.branch_and_bound, options, method, also=("algorithm",))
             return exact.branch_and_bound(problem, verbose=verbose, **options)
+        _check_options(enumerate_optimum, options, method, also=("algorithm",))
         return enumerate_optimum(problem, verbose=verbose, **options)
 
     run = label_generation if method == "label_generation" else alternating
+    _check_options(run, options, method)
     return _warn_if_stopped(best_of_starts(run, problem, n_init=n_init,
                                            random_state=random_state, verbose=verbose,
                                            **options))
+
+
+def _check_options(function, options, method, also=()):
+    """Refuse options that ``function``, the solver behind ``method``, does not take, naming
+    the ones it does and ``also`` (options ``solve`` itself read); a TypeError from deep
+    inside would name an internal function."""
+    parameters = inspect.signature(function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    accepted = [*also, *(name for name in parameters
+                         if name not in ("problem", "verbose", "random_state"))]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise TypeError(f"solve(method={method!r}) got unknown option(s) "
+                        f"{', '.join(map(repr, unknown))}; the options of this method are "
+                        f"{', '.join(accepted)} ({function.__module__}.{function.__name__}).")
 
 
 def _warn_if_stopped(result):
@@ -115,6 +135,8 @@ def _solve_sdp(problem, verbose, random_state, options):
     if solver.lower() == "lowrank":
         from .lowrank_sdp import solve_sdp_lowrank
 
+        _check_options(solve_sdp_lowrank, options, "sdp")
         return solve_sdp_lowrank(problem, verbose=verbose, random_state=random_state,
                                  **options)
+    _check_options(sdp.solve_sdp, options, "sdp")
     return sdp.solve_sdp(problem, solver=solver, verbose=verbose, **options)
