@@ -251,6 +251,23 @@ def test_csv_with_header_drops_only_the_header(tmp_path):
         assert Xr.shape == (12, 2) and classes == ["benign", "malignant"]
 
 
+def test_csv_with_numbered_columns_drops_the_header(tmp_path):
+    """``pandas.DataFrame(X).to_csv(index=False)`` names the feature columns 0, 1, ...: that
+    row is a header (its label cell is no row's label), not a row of class "label"; a first
+    data row whose features happen to read 0, 1 stays data."""
+    from weakcvx.cli import load_data_file
+
+    X, labels = _labeled_rows()
+    path = tmp_path / "numbered.csv"
+    path.write_text("0,1,label\n" + "".join(f"{a},{b},{lab}\n" for (a, b), lab in zip(X, labels)))
+    Xr, y_known, classes = load_data_file(path, "-1", "?")
+    assert Xr.shape == (12, 2) and classes == ["benign", "malignant"]
+    rows = [f"{a},{b},{lab}\n" for (a, b), lab in zip(X, labels)]
+    path.write_text("0,1,benign\n" + "".join(rows))
+    Xr, _, classes = load_data_file(path, "-1", "?")
+    assert Xr.shape == (13, 2) and classes == ["benign", "malignant"]
+
+
 def test_compare_time_limit_and_progress(capsys):
     code = main(["compare", "--n", "40", "--time-limit", "1e-6"])
     assert code == 0
