@@ -163,7 +163,7 @@ def test_a_million_sparse_features_are_never_densified():
     big = sp.csr_matrix((rng.standard_normal(n * per_row), rng.randint(0, d, n * per_row),
                          np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
     yb = rng.randint(0, 3, 500)
-    clf = wc.PartialLabelSVM(max_iter=2, random_state=0).fit(big, yb)
+    clf = wc.PartialLabelSVM(kernel="linear", max_iter=2, random_state=0).fit(big, yb)
     assert clf.coef_.shape == (3, d)
     assert clf.predict(big[:5]).shape == (5,)
 
@@ -173,7 +173,7 @@ def test_estimator_kernel_cccp_matches_linear_cccp(digits):
     kernel factor and CCCP on the features reach the same objective and scores."""
     X, y = _subset(digits, 60, 3)
     C = wc.datasets.make_partial_labels(y, 2, 0.5, random_state=3)
-    lin = wc.PartialLabelSVM(solver="cccp", lam=0.1, random_state=0).fit(X, C)
+    lin = wc.PartialLabelSVM(kernel="linear", solver="cccp", lam=0.1, random_state=0).fit(X, C)
     poly = wc.PartialLabelSVM(solver="cccp", kernel="poly", degree=1, coef0=0.0, gamma=1.0,
                               lam=0.1, random_state=0).fit(X, C)
     assert poly.objective_ == pytest.approx(lin.objective_, rel=1e-5)
@@ -231,7 +231,7 @@ def test_kernels_fit_and_predict_classes(digits):
 def test_same_seed_same_model_and_pickle(digits):
     X, y = _subset(digits, 200, 5)
     C = wc.datasets.make_partial_labels(y, 3, 0.8, random_state=5)
-    a = wc.PartialLabelSVM(random_state=7).fit(X, C)
+    a = wc.PartialLabelSVM(kernel="linear", random_state=7).fit(X, C)
     b = clone(a).fit(X, C)
     assert np.array_equal(a.coef_, b.coef_) and a.objective_ == b.objective_
     c = pickle.loads(pickle.dumps(a))
@@ -289,7 +289,9 @@ def test_defaults_work_on_raw_features(loader, n_candidates):
     and the step floor, default PL-Pegasos scored 0.28 on wine (objective 2196, the zero model
     has 1) and 0.67 on iris with |Y| = 2 (40 steps); measured now: wine 0.98/1.00, iris
     1.00/0.98, breast_cancer 0.95/0.97, within 4% of the CCCP objective. Two classes with
-    |Y| = 2 would hold every class, so there half of the points are left unlabeled instead."""
+    |Y| = 2 would hold every class, so there half of the points are left unlabeled instead.
+    With the default λ = 1/(3n) (smaller than the former 1e-2, and PL-Pegasos converges as
+    O(1/(λT)) in T steps) breast_cancer ends 12-14% above the CCCP objective, hence 1.25."""
     Xtr, Xte, ytr, yte = _raw_split(loader)
     k = len(np.unique(ytr))
     C = wc.datasets.make_partial_labels(ytr, n_candidates, 1.0 if k > 2 else 0.5,
@@ -300,7 +302,7 @@ def test_defaults_work_on_raw_features(loader, n_candidates):
     cccp = wc.PartialLabelSVM(solver="cccp", random_state=0).fit(Xtr, C)
     assert clf.score(Xte, yte) >= 0.9
     assert clf.objective_ < 0.5  # the zero model has objective 1
-    assert clf.objective_ <= 1.10 * cccp.objective_
+    assert clf.objective_ <= 1.25 * cccp.objective_
     assert clf.result_.extra["n_steps"] >= clf.min_steps
 
 
@@ -309,14 +311,14 @@ def test_standardization_is_undone_in_the_model():
     the standardized problem, and a model fitted on features rescaled and shifted column by
     column is the same function of the points."""
     Xtr, Xte, ytr, _ = _raw_split(load_wine)
-    clf = wc.PartialLabelSVM(random_state=0).fit(Xtr, ytr)
+    clf = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(Xtr, ytr)
     Z = (Xtr - Xtr.mean(0)) / Xtr.std(0)
     W = clf.result_.extra["coef"]
     np.testing.assert_allclose(clf.decision_function(Xtr), Z @ W[:, :-1].T + W[:, -1],
                                rtol=1e-10, atol=1e-10)
     a = np.random.RandomState(0).uniform(1e-3, 1e3, Xtr.shape[1])
     b = np.random.RandomState(1).uniform(-50, 50, Xtr.shape[1])
-    moved = wc.PartialLabelSVM(random_state=0).fit(Xtr * a + b, ytr)
+    moved = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(Xtr * a + b, ytr)
     assert moved.objective_ == pytest.approx(clf.objective_, rel=1e-8)
     np.testing.assert_allclose(moved.decision_function(Xte * a + b), clf.decision_function(Xte),
                                rtol=1e-7, atol=1e-7)
@@ -336,32 +338,33 @@ def test_sparse_input_is_standardized_without_densifying():
     y = rng.randint(0, 3, 80)
     C = wc.datasets.make_partial_labels(y, 2, 0.5, random_state=0)
     for s in (1.0, 0.0):
-        sparse = wc.PartialLabelSVM(intercept_scaling=s, random_state=0).fit(Xs, C)
-        dense = wc.PartialLabelSVM(intercept_scaling=s, random_state=0).fit(Xs.toarray(), C)
+        sparse = wc.PartialLabelSVM(kernel="linear", intercept_scaling=s, random_state=0).fit(Xs, C)
+        dense = wc.PartialLabelSVM(kernel="linear", intercept_scaling=s,
+                                   random_state=0).fit(Xs.toarray(), C)
         np.testing.assert_allclose(sparse.mean_, Xs.toarray().mean(0) * s, rtol=1e-10)
         np.testing.assert_allclose(sparse.scale_, Xs.toarray().std(0), rtol=1e-10)
         np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-8, atol=1e-10)
         assert sparse.objective_ == pytest.approx(dense.objective_, rel=1e-10)
     assert np.all(sparse.intercept_ == 0)
-    cccp = wc.PartialLabelSVM(solver="cccp", random_state=0)
+    cccp = wc.PartialLabelSVM(kernel="linear", solver="cccp", random_state=0)
     np.testing.assert_allclose(clone(cccp).fit(Xs, C).coef_, clone(cccp).fit(Xs.toarray(), C).coef_,
                                rtol=1e-6, atol=1e-8)
 
 
 def test_step_floor_on_small_data():
-    """iris (105 training points, 2 batches per epoch): 20 epochs are 40 steps; the floor
-    raises the run to ``min_steps``; ``min_steps=0`` keeps the epoch count."""
+    """iris (105 training points, 2 batches of 64 per epoch): 20 epochs are 40 steps; the
+    floor raises the run to ``min_steps``; ``min_steps=0`` keeps the epoch count."""
     Xtr, Xte, ytr, yte = _raw_split(load_iris)
     C = wc.datasets.make_partial_labels(ytr, 2, random_state=0)
-    floor = wc.PartialLabelSVM(random_state=0).fit(Xtr, C)
+    floor = wc.PartialLabelSVM(batch_size=64, random_state=0).fit(Xtr, C)
     assert floor.result_.extra["n_steps"] >= 1000 > 40
     assert floor.n_iter_ == int(np.ceil(1000 / 2))
-    bare = wc.PartialLabelSVM(min_steps=0, random_state=0).fit(Xtr, C)
+    bare = wc.PartialLabelSVM(batch_size=64, min_steps=0, random_state=0).fit(Xtr, C)
     assert bare.n_iter_ == 20 and bare.result_.extra["n_steps"] == 40
     assert floor.objective_ < bare.objective_
     assert floor.score(Xte, yte) >= 0.95
-    big = wc.PartialLabelSVM(max_iter=600, random_state=0).fit(Xtr, C)
+    big = wc.PartialLabelSVM(batch_size=64, max_iter=600, random_state=0).fit(Xtr, C)
     assert big.n_iter_ == 600  # max_iter above the floor wins
 
 
@@ -370,7 +373,8 @@ def test_warning_when_worse_than_the_zero_model():
     naming the solver and the remedies."""
     Xtr, _, ytr, _ = _raw_split(load_wine)
     with pytest.warns(ConvergenceWarning, match=r"'PL-Pegasos'.*zero model.*standardize"):
-        clf = wc.PartialLabelSVM(standardize=False, random_state=0).fit(Xtr, ytr)
+        clf = wc.PartialLabelSVM(kernel="linear", lam=1e-2, standardize=False,
+                                 random_state=0).fit(Xtr, ytr)
     assert clf.objective_ > 1.0
     C = np.eye(3, dtype=bool)[ytr]
     C[:10] = True  # uninformative rows: zero loss at W = 0, so P(0) < 1
@@ -419,13 +423,14 @@ def test_grid_search_on_candidate_matrices(digits):
 
 def test_binary_decision_function_follows_sklearn():
     X, y = load_breast_cancer(return_X_y=True)
-    clf = wc.PartialLabelSVM(random_state=0).fit(X, y)
+    clf = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(X, y)
     d = clf.decision_function(X)
     assert d.shape == (len(y),)
     S = X @ clf.coef_.T + clf.intercept_
     np.testing.assert_allclose(d, S[:, 1] - S[:, 0], rtol=1e-10, atol=1e-10)
     assert np.array_equal(clf.predict(X), clf.classes_[(d > 0).astype(int)])
-    auc = cross_val_score(wc.PartialLabelSVM(random_state=0), X, y, cv=3, scoring="roc_auc")
+    auc = cross_val_score(wc.PartialLabelSVM(kernel="linear", random_state=0), X, y, cv=3,
+                          scoring="roc_auc")
     assert np.all(auc > 0.97)
     names = np.array(["benign", "malignant"])[y]
     clf = wc.PartialLabelSVM(kernel="rbf", random_state=0).fit(X[:200], names[:200])
@@ -442,13 +447,14 @@ def test_candidates_as_sets_equal_the_matrix():
     C = wc.datasets.make_partial_labels(ytr, 2, 0.7, random_state=0)
     names = np.array(["setosa", "versicolor", "virginica"])
     sets = [set(names[np.flatnonzero(c)]) for c in C]
-    a = wc.PartialLabelSVM(random_state=0).fit(Xtr, C, classes=names)
-    b = wc.PartialLabelSVM(random_state=0).fit(Xtr, sets)
+    a = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(Xtr, C, classes=names)
+    b = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(Xtr, sets)
     assert np.array_equal(b.classes_, names)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
     # a class no set mentions can be named through `classes`
-    c = wc.PartialLabelSVM(random_state=0).fit(Xtr, sets, classes=list(names) + ["other"])
+    c = wc.PartialLabelSVM(kernel="linear", random_state=0).fit(Xtr, sets,
+                                                                classes=list(names) + ["other"])
     assert c.coef_.shape[0] == 4
 
 
@@ -482,3 +488,23 @@ def test_bad_labels_for_sets_and_budget():
         pl_pegasos_linear(X, C, min_steps=-5)
     with pytest.raises(ValueError, match="`batch_size` must be an integer >= 1"):
         pl_pegasos_kernel(X @ X.T, C, batch_size=0)
+
+
+def test_factor_path_takes_the_kernel_paths_steps(monkeypatch):
+    """Above RBF_FACTOR_MIN_ROWS the RBF kernel enters through its pivoted-Cholesky factor R
+    (K = R Rᵀ when the factor is complete) and PL-Pegasos runs on the features [R, s]; with the
+    same batches these are the kernel form's steps (the representer form of the same
+    iterates), so the two models agree to rounding. Forced here at 150 rows."""
+    import weakcvx.estimators._base as base
+
+    X, y = load_iris(return_X_y=True)
+    C = wc.datasets.make_partial_labels(y, 2, random_state=0)
+    dense = wc.PartialLabelSVM(random_state=0).fit(X, C)
+    monkeypatch.setattr(base, "RBF_FACTOR_MIN_ROWS", 10)
+    factor = wc.PartialLabelSVM(random_state=0).fit(X, C)
+    # iris repeats rows: the factor stops once the residual trace is ~0 (149 columns)
+    assert dense.kernel_rank_ is None and len(X) - 5 <= factor.kernel_rank_ <= len(X)
+    assert factor.X_fit_.shape[0] == factor.kernel_rank_
+    np.testing.assert_allclose(factor.decision_function(X), dense.decision_function(X),
+                               rtol=1e-8, atol=1e-8)
+    assert factor.objective_ == pytest.approx(dense.objective_, rel=1e-8)

@@ -25,7 +25,8 @@ def _fits():
             lambda v: wc.ProportionSVM(relaxation="label_generation", verbose=v).fit(
                 X, bag_ids, p), "label_generation it=1"),
         "BetaSVM": (lambda v: wc.BetaSVM(verbose=v).fit(Xb, yb), "beta-SVM iter 1"),
-        "PartialLabelSVM": (lambda v: wc.PartialLabelSVM(max_iter=2, verbose=v).fit(
+        "PartialLabelSVM": (lambda v: wc.PartialLabelSVM(kernel="linear", max_iter=2,
+                                                         verbose=v).fit(
             Xb, np.c_[yb != 1, yb != 0]), "PL-Pegasos epoch 1"),
         "PartialLabelSVM rbf": (lambda v: wc.PartialLabelSVM(kernel="rbf", max_iter=2,
                                                              verbose=v).fit(

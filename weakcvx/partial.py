@@ -229,6 +229,21 @@ def _n_epochs(n, batch_size, max_iter, min_steps):
     return max(int(max_iter), int(np.ceil(min_steps / steps_per_epoch))), steps_per_epoch
 
 
+#: Most epoch lines ``verbose`` logs in one PL-Pegasos run: ``min_steps`` makes small data sets
+#: run hundreds of epochs (1,000 on 40 points), each line an extra pass over the data.
+LOGGED_EPOCHS = 20
+
+
+def _logs_epoch(t, steps_per_epoch, n_epochs):
+    """Whether step ``t`` ends an epoch that ``verbose`` logs: every epoch up to
+    :data:`LOGGED_EPOCHS` of them, else evenly spaced ones and the last."""
+    if t % steps_per_epoch:
+        return False
+    epoch = t // steps_per_epoch
+    every = int(np.ceil(n_epochs / LOGGED_EPOCHS))
+    return epoch % every == 0 or epoch == n_epochs
+
+
 def _check_pegasos_budget(max_iter, batch_size, min_steps):
     for name, value, low in (("max_iter", max_iter, 1), ("batch_size", batch_size, 1),
                              ("min_steps", min_steps, 0)):
@@ -304,7 +319,8 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
         stays sparse: scores ``X_b Wᵀ − 1 (W center)ᵀ``, steps ``A X_b − (A 1) centerᵀ``.
     random_state : int, RandomState or None
     verbose : int
-        ≥ 1 logs the objective of the last iterate after every epoch (one extra pass each).
+        ≥ 1 logs the objective of the last iterate after every epoch, at most
+        :data:`LOGGED_EPOCHS` of them evenly spaced (one extra pass each).
 
     Returns
     -------
@@ -364,7 +380,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
             W *= radius / norm
         if t >= avg_from:
             W_sum += W
-        if verbose and t % steps_per_epoch == 0:
+        if verbose and _logs_epoch(t, steps_per_epoch, n_epochs):
             value = pl_objective(np.asarray(X @ W.T) - W @ center, candidates, lam,
                                  np.sum(W * W))
             history.append({"epoch": epoch + 1, "value": value})
@@ -471,7 +487,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
             sq_norm *= scale * scale
         if t >= avg_from:
             B_sum += B
-        if verbose and t % steps_per_epoch == 0:
+        if verbose and _logs_epoch(t, steps_per_epoch, n_epochs):
             value = pl_objective(K @ B, candidates, lam, np.sum(B * (K @ B)))
             history.append({"epoch": epoch + 1, "value": value})
             logger.info("PL-Pegasos (kernel) epoch %d: P(W_t) = %.6g", epoch + 1, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
@@ -21,6 +22,10 @@ from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, standardization, stand
 
 #: Default floor on the number of PL-Pegasos steps (see ``min_steps``).
 MIN_STEPS = 1000
+
+#: ``lam=None`` is ``λ = 1 / (DEFAULT_C · n)``: the cost per point of an SVM, chosen among 1, 3
+#: and 10 with the RBF kernel on nine multi-class sets (docs/methods/partial.rst).
+DEFAULT_C = 3.0
 
 
 def _is_set(value):
@@ -178,13 +183,19 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         coefficient per (point, class). ``"cccp"``: the concave-convex procedure with every
         convex step solved in CVXPY — the slow reference for small data (dense features, or a
         factor of the kernel matrix).
-    kernel : {"linear", "poly", "rbf"}, default="linear"
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
         The paper uses ``(xᵀz + 1)^d`` with ``d`` in 1..5 (``kernel="poly"``, ``gamma=1``).
-    lam : float, default=1e-2
-        Regularisation λ > 0, on the standardized features when ``standardize=True`` (as a
-        ``C`` that works on standardized features). Chosen on digits with candidate sets of
-        size 2, ``weakcvx bench pl``'s protocol (docs/methods/partial.rst, "Measurements behind
-        the defaults").
+        From ``RBF_FACTOR_MIN_ROWS`` (5,000) rows, or above the memory budget, the RBF and
+        polynomial kernels enter through a pivoted-Cholesky factor of at most 1,000 columns
+        (PL-Pegasos on its Nyström features; the same steps as the kernel form, in ``O(n·r)``
+        memory). The RBF default was chosen over the linear kernel on nine multi-class sets
+        (docs/methods/partial.rst, "Measurements behind the defaults").
+    lam : float or None, default=None
+        Regularisation λ > 0, on the standardized features when ``standardize=True``.
+        ``None``: ``λ = 1 / (DEFAULT_C · n)`` on ``n`` training rows, the regularisation of an
+        SVM with cost ``C = DEFAULT_C`` = 3 per point (``½‖w‖² + C Σ_i loss_i``, divided by
+        ``C n``), so that it does not grow with the data; chosen among ``C`` = 1, 3, 10
+        (docs/methods/partial.rst). The value used is ``lam_``.
     standardize : bool, default=True
         Center and scale every feature to unit variance inside ``fit`` (sparse input stays
         sparse: PL-Pegasos centers it implicitly; ``intercept_scaling=0``: scale only, so that
@@ -208,10 +219,11 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         regularised like the other weights; 0 for no offset.
     max_iter : int, default=20
         Epochs of PL-Pegasos (at least; see ``min_steps``), or maximum CCCP rounds.
-    batch_size : int, default=64
-        Points per PL-Pegasos step, chosen on digits for the same test accuracy as single
-        points in a fraction of the time (docs/methods/partial.rst). ``batch_size ≥
-        n_samples`` is the paper's full-batch Algorithm 1.
+    batch_size : int, default=16
+        Points per PL-Pegasos step: with the default λ ~ 1/n the steps, not the epochs, bound
+        the convergence, and 16 took less time than 64 for the same accuracy on nine sets
+        (docs/methods/partial.rst). ``batch_size ≥ n_samples`` is the paper's full-batch
+        Algorithm 1.
     min_steps : int, default=1000
         Floor on the number of PL-Pegasos steps: when ``max_iter`` epochs hold fewer steps
         (``ceil(n / batch_size)`` per epoch), more epochs are run. PL-Pegasos converges in the
@@ -238,6 +250,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     X_fit_ : ndarray of shape (n_support, n_features)
         The support points, standardized when ``standardize=True`` (poly, rbf).
     intercept_ : ndarray of shape (n_classes,)
+    lam_ : float
+        The regularisation λ of the fit (``lam``, or its default resolved on the rows).
+    kernel_rank_ : int or None
+        Columns of the kernel factor on the factor path (see ``kernel``); None otherwise.
     mean_, scale_ : ndarray of shape (n_features,)
         The standardization ``(x − mean_) / scale_`` applied inside ``fit`` (zeros and ones
         when ``standardize=False``; ``mean_`` is 0 when ``intercept_scaling=0``; a constant
@@ -274,8 +290,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     With two classes ``decision_function`` returns ``s_1 − s_0`` (shape ``(n_samples,)``,
     positive for ``classes_[1]``), the scikit-learn convention.
 
-    The kernel form stores the training kernel matrix (O(n²) memory); use the linear kernel
-    (dense or sparse) beyond a few thousand points.
+    The kernel form stores the training kernel matrix (O(n²) memory) below
+    ``RBF_FACTOR_MIN_ROWS`` rows and a factor of at most 1,000 columns above; the linear
+    kernel keeps sparse input sparse at any size.
 
     References
     ----------
@@ -308,7 +325,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "solver": [StrOptions({"pegasos", "cccp"})],
         **KERNEL_CONSTRAINTS,
         "kernel": [StrOptions({"linear", "poly", "rbf"})],
-        "lam": [Interval(Real, 0, None, closed="neither")],
+        "lam": [Interval(Real, 0, None, closed="neither"), None],
         "standardize": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -320,9 +337,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, solver="pegasos", kernel="linear", lam=1e-2, standardize=True, degree=3,
+    def __init__(self, solver="pegasos", kernel="rbf", lam=None, standardize=True, degree=3,
                  gamma="mean_distance", coef0=1.0, intercept_scaling=1.0, max_iter=20,
-                 batch_size=64, min_steps=MIN_STEPS, average=True, tol=1e-6,
+                 batch_size=16, min_steps=MIN_STEPS, average=True, tol=1e-6,
                  cccp_solver="CLARABEL", random_state=None, verbose=0):
         self.solver = solver
         self.kernel = kernel
@@ -432,12 +449,18 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         """Fit the model's coefficients on validated rows ``X`` and candidate matrix ``C``;
         returns the solver's result."""
         Z = self._fit_standardization(X)
-        inputs = self._dense_problem_inputs(Z)
         s = float(self.intercept_scaling)
-        common = {"lam": self.lam, "max_iter": self.max_iter, "random_state": rng,
+        n = X.shape[0]
+        self.lam_ = float(self.lam) if self.lam is not None else 1.0 / (DEFAULT_C * n)
+        common = {"lam": self.lam_, "max_iter": self.max_iter, "random_state": rng,
                   "verbose": self.verbose}
         pegasos = {"batch_size": self.batch_size, "average": self.average,
                    "min_steps": self.min_steps}
+        if self.kernel != "linear" and self.solver == "pegasos" and \
+                self._use_low_rank(Z.shape[0]):
+            self._resolve_gamma(Z)
+            return self._fit_factor(Z, C, s, pegasos, common)
+        inputs = self._dense_problem_inputs(Z)
         if self.kernel == "linear":
             F = inputs["features"]
             center = self._center(F)
@@ -468,6 +491,26 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
             self.X_fit_ = Z[support]
             self.support_ = support
             self.intercept_ = s * s * B.sum(axis=0)
+        return result
+
+    def _fit_factor(self, Z, C, s, pegasos, common):
+        r"""PL-Pegasos in the kernel's feature space, above ``RBF_FACTOR_MIN_ROWS`` rows (or the
+        memory budget): on the pivoted-Cholesky factor ``R = K[:, P] R[P]⁻ᵀ`` of the
+        standardized rows ``Z`` and the offset column ``s``, the linear steps give ``w_c``;
+        with the Nyström features ``r(x) = k(x, Z_P) R[P]⁻ᵀ`` the model is the kernel expansion
+        ``s_c(x) = Σ_{j∈P} B_jc k(z_j, x) + b_c``, ``B = R[P]⁻ᵀ W_{:, :r}ᵀ`` (docs/design.rst
+        §7), in ``O(n·r)`` memory instead of ``O(n²)``."""
+        R, pivots = self._low_rank_features(Z, 0.0, return_pivots=True)
+        self.kernel_rank_ = R.shape[1]
+        F = np.hstack([R, np.full((R.shape[0], 1), s)]) if s > 0 else R
+        result = pl_pegasos_linear(F, C, **pegasos, **common)
+        W = result.extra["coef"]
+        r = R.shape[1]
+        self.dual_coef_ = scipy.linalg.solve_triangular(R[pivots], W[:, :r].T, trans="T",
+                                                        lower=True)
+        self.X_fit_ = Z[pivots]
+        self.support_ = np.asarray(pivots)
+        self.intercept_ = s * W[:, r] if s > 0 else np.zeros(W.shape[0])
         return result
 
     def _class_scores(self, X):
