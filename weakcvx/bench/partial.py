@@ -30,7 +30,8 @@ digits 96.5 (SVM 89.3, SVM-All 96.2), segment 92.1 (87.3, 91.7), satimage 83.6 (
 penbased 91.9 (83.2, 92.4), letter 69.8 (42.3, 70.0); a PL-SVM fit takes 0.04–0.05 s. Mean
 over the 40 cells, |Y| = 2: 84.8 (before standardization 84.5; SVM 80.6, SVM-All 85.2).
 With the present defaults (RBF, λ = 1/(3n), batches of 16; 2026-11-29): between SVM and
-SVM-All in 32 of 40 cells, the 8 others within 0.3 points below SVM at |Y| = 4-5; at |L| = 100,
+SVM-All in 32 of 40 cells, the 8 others within 0.3 points below SVM (mostly at |Y| = 4-5;
+segment |L| = 400, |PL| = 200 at every |Y|); at |L| = 100,
 |PL| = 800, |Y| = 2 digits 97.8 (SVM 90.9, SVM-All 97.9), segment 91.3, satimage 85.8,
 penbased 97.4, letter 75.3; mean over the 40 cells, |Y| = 2: 87.6 (SVM 82.6, SVM-All 88.2,
 ``SVC(C=3)`` on the same rows 89.3); a PL-SVM fit takes 0.06-0.25 s.
