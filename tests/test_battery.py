@@ -214,9 +214,15 @@ def test_cvxopt_rank_error_raises_solver_error(monkeypatch):
 def test_proportion_estimators_warn_when_they_predict_one_class(make, scale):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # overflow inside the SMO at C=1e300
-        with pytest.warns(UserWarning, match="predicts class . for every training point"):
+        with pytest.warns(UserWarning, match="predicts class . for every training point") \
+                as record:
             model = make().fit(X40 * scale, BAGS40, PROPS40)
     assert np.isfinite(model.decision_function(X40 * scale)).all()
+    message = next(str(w.message) for w in record if "every training point" in str(w.message))
+    # the causes named fit the estimator: the bag means for the two that see only them, C
+    # for those that have one
+    assert ("bag means too alike" in message) == isinstance(model, (wc.InvCal, wc.MeanMap))
+    assert ("C=" in message) == hasattr(model, "C")
 
 
 def test_proportion_svm_refuses_a_non_finite_model(monkeypatch):

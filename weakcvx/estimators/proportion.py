@@ -117,6 +117,8 @@ class _ProportionFitMixin:
     #: Whether the estimator needs two distinct proportions (InvCal, MeanMap: with a single
     #: value the bag statistics cannot tell the classes apart and the model is constant).
     _needs_distinct_proportions = False
+    #: Whether the model is fitted on the bags' mean rows alone (InvCal, MeanMap).
+    _fits_bag_means = False
 
     def _validate_bags(self, X, bags, proportions):
         ids, index, p = check_bags(bags, proportions, X.shape[0])
@@ -149,14 +151,18 @@ class _ProportionFitMixin:
                               "the features.")
         positive = float(np.mean(scores > 0))
         if positive in (0.0, 1.0):
-            warn(f"{name} predicts class {int(positive)} for every training point "
-                 f"although the bag proportions need both classes: the fit is "
-                 f"degenerate. Standardize the features (a kernel of tiny scale makes "
-                 f"the margin term vanish)"
-                 + (f" or change C={self.C!r} (with a huge C one class, without "
-                             f"hinge loss, is the cheapest labeling; with a tiny C the data "
-                             f"term no longer counts)" if hasattr(self, "C") else "")
-                 + ".", UserWarning)
+            causes = ["features of tiny scale (a kernel of tiny scale makes the margin term "
+                      "vanish: standardize them if they are not)"]
+            if hasattr(self, "C"):
+                causes.append(f"C={self.C!r} (with a huge C one class, without hinge loss, is "
+                              "the cheapest labeling; with a tiny C the data term no longer "
+                              "counts)")
+            if self._fits_bag_means:
+                causes.append("bag means too alike to carry the classes (the model sees only "
+                              "the bags' mean rows; ProportionSVM uses every row)")
+            warn(f"{name} predicts class {int(positive)} for every training point although "
+                 f"the bag proportions need both classes: the fit is degenerate. Possible "
+                 f"causes: {'; '.join(causes)}.", UserWarning)
 
     def _warn_if_orientation_undetermined(self, scores, bag_index, p):
         """Warn when the training predictions fit the bag proportions hardly better than their
@@ -758,6 +764,7 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
 
     intercept_scaling = 0.0  # the SVR has its own offset
     _needs_distinct_proportions = True
+    _fits_bag_means = True
 
     def __init__(self, kernel="linear", C=1.0, eps=0.0, gamma="mean_distance", degree=3,
                  coef0=1.0, solver="auto"):
@@ -859,6 +866,7 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {"lam": [Interval(Real, 0, None, closed="neither")]}
     _needs_distinct_proportions = True
+    _fits_bag_means = True
 
     def __init__(self, lam=1.0):
         self.lam = lam
