@@ -170,9 +170,11 @@ def test_beta_knn_more_classes_and_the_minus_one_class():
 
 
 def test_a_class_problem_that_warns_is_named():
-    """A warning of one class's problem says which class it is (a β-SVM drifting to one class
-    on a class with two labels among 1,797 digits is one of ten problems)."""
+    """A warning of one class's problem says which class it is, once per kind: ten problems
+    against the rest stopped by max_iter=1 on digits give one ConvergenceWarning naming them
+    and how many of the ten, and the pairs one more."""
     from sklearn.datasets import load_digits
+    from sklearn.exceptions import ConvergenceWarning
 
     X, y = load_digits(return_X_y=True)
     X = (X - X.mean(axis=0)) / np.maximum(X.std(axis=0), 1e-12)
@@ -181,14 +183,41 @@ def test_a_class_problem_that_warns_is_named():
         y_semi[np.flatnonzero(y == c)[:2]] = c
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        wc.BetaSVM().fit(X, y_semi)
-    drifted = [w for w in record if "BetaSVM predicts" in str(w.message)]
-    # one warning for the problems that drifted, naming them and how many of the ten
-    assert len(drifted) == 1
-    message = str(drifted[0].message)
-    assert re.match(r"^(class \d|classes \d(, \d)+) against the rest( \(\d of 10 problems; the "
-                    r"first one's message\))?: BetaSVM predicts", message), message
-    assert drifted[0].filename == __file__  # it points at the user's call of fit
+        wc.BetaSVM(max_iter=1).fit(X, y_semi)
+    stopped = [w for w in record if issubclass(w.category, ConvergenceWarning)]
+    assert len(stopped) == 2, [str(w.message) for w in record]
+    message = str(stopped[0].message)
+    assert re.match(r"^classes \d(, \d)+, \.\.\. against the rest \(10 of 10 problems; the "
+                    r"first one's message\): β-SVM alternation", message), message
+    assert str(stopped[1].message).startswith("class pairs 0 and 1, 0 and 2")
+    assert stopped[0].filename == __file__  # it points at the user's call of fit
+
+
+def test_a_class_never_predicted_is_named_and_the_problems_sides_are_not():
+    """With more than two classes the class of the largest score wins, so a problem of one
+    class against the rest whose scores all lie on one side is no failure and gives no warning
+    (on the digits above some are); a class with labeled points
+    that no training row gets is (class 2's one label inside class 0's blob)."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(150, centers=[[0, 0], [6, 0], [0, 6]], random_state=0)
+    y_semi = np.full(150, -1)
+    for c in (0, 1):
+        y_semi[np.flatnonzero(y == c)[:3]] = c
+    y_semi[np.flatnonzero(y == 0)[5]] = 2
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        clf = wc.BetaSVM().fit(X, y_semi)
+    messages = [str(w.message) for w in record]
+    assert 2 not in clf.predict(X)
+    assert [m for m in messages if "predicts no training point as class 2 (1 of 3" in m]
+    assert not [m for m in messages if "as one class although" in m], messages
+    y_semi[np.flatnonzero(y == 2)[:3]] = 2          # labels of class 2 where it lies
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        clf = wc.BetaSVM().fit(X, y_semi)
+    assert not [w for w in record if "predicts no training point" in str(w.message)]
+    assert np.mean(clf.predict(X) == y) > 0.9
 
 
 def test_verbose_one_logs_a_line_per_problem(caplog):

@@ -489,8 +489,11 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         return 1.0 / np.sqrt(spread) if spread > 0 else 1.0
 
     def _warn_collapse(self, scores, initial):
-        """Warn when the training predictions fall in one class although β⁰ had both."""
-        if not COLLAPSE_FRACTION < initial < 1 - COLLAPSE_FRACTION:
+        """Warn when the training predictions fall in one class although β⁰ had both; not for
+        the two-class problems of a fit with more classes, whose scores are compared, not
+        signed (:meth:`_warn_unpredicted_classes` checks that fit's predictions)."""
+        if getattr(self, "_one_of_many", False) or \
+                not COLLAPSE_FRACTION < initial < 1 - COLLAPSE_FRACTION:
             return
         positive = float(np.mean(scores > 0))
         minority = min(positive, 1.0 - positive)
@@ -588,6 +591,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             # classes 1 and 2 (positive): a 0/1 target would read as the modelling layer's
             # convention when class 0 outnumbers the unlabeled rows
             target = np.where(codes_rows == positive, 2, 1)
+            binary._one_of_many = True  # see _warn_collapse
             return binary.fit(X_rows, np.where(codes_rows < 0, -1, target)
                               if self.init == "ssl" else target)
 
@@ -604,9 +608,23 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
                 X_pair = X[np.ix_(rows, rows)] if precomputed else X[rows]
                 pair_codes = np.where(y_known == 0, -1, (y_known > 0).astype(int))  # j is 1
                 return two_classes(binary, X_pair, pair_codes, 1)
-            self._fit_pairs(X, codes, np.where(codes >= 0, codes, scores.argmax(axis=1)),
-                            fit_pair)
+            scores = self._fit_pairs(X, codes, np.where(codes >= 0, codes, scores.argmax(axis=1)),
+                                     fit_pair)
+        self._warn_unpredicted_classes(scores.argmax(axis=1), codes)
         return self
+
+    def _warn_unpredicted_classes(self, predicted, codes):
+        """Warn when a class with labeled rows is predicted for no training row (the fit with
+        more than two classes; ``codes``: each row's class index, −1 unlabeled). A two-class
+        problem whose scores all fall on one side is no failure here (the class of the largest
+        score wins): one that never wins is."""
+        missing = np.setdiff1d(np.unique(codes[codes >= 0]), predicted)
+        if missing.size:
+            names = ", ".join(map(str, self.classes_[missing].tolist()))
+            warn(f"BetaSVM predicts no training point as class {names} ({missing.size} of "
+                 f"{self.classes_.size} classes) although it has labeled points: the β "
+                 f"updates drifted to the other classes. Label more points of it or lower "
+                 f"C_unlabeled.", UserWarning)
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where ``decision_function > 0``; with more than two
