@@ -95,6 +95,9 @@ def test_pairs_are_two_class_fits_on_the_transduction(estimator):
     if isinstance(estimator, wc.S3VM):  # before the pairs, the alternating search
         from weakcvx.estimators.s3vm import FIRST_STEP_RELAXATION
         first_params["relaxation"] = FIRST_STEP_RELAXATION
+    else:  # before the pairs, a few P2 steps
+        from weakcvx.estimators.beta import FIRST_STEP_MAX_ITER
+        first_params["max_iter"] = FIRST_STEP_MAX_ITER
     first = Estimator(**first_params).fit(X, target)
     assert len(clf.pair_estimators_) == 6 and len(clf.estimators_) == 4
     np.testing.assert_allclose(clf.estimators_[2].decision_function(X),
