@@ -640,10 +640,11 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         missing = np.setdiff1d(np.unique(codes[codes >= 0]), predicted)
         if missing.size:
             names = ", ".join(map(str, self.classes_[missing].tolist()))
+            advice = ("Label more points of it or lower C_unlabeled" if self.init == "ssl" else
+                      "Check its labels, or fit SVC, which keeps every given label")
             warn(f"BetaSVM predicts no training point as class {names} ({missing.size} of "
                  f"{self.classes_.size} classes) although it has labeled points: the β "
-                 f"updates drifted to the other classes. Label more points of it or lower "
-                 f"C_unlabeled.", UserWarning)
+                 f"updates drifted to the other classes. {advice}.", UserWarning)
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where ``decision_function > 0``; with more than two
