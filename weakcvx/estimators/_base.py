@@ -413,6 +413,9 @@ class OneVsRestMixin:
         if hasattr(self, "feature_names_in_"):
             binary.feature_names_in_ = self.feature_names_in_
         binary.classes_ = np.array([0, 1])  # read by S3VM's fit; BetaSVM's sets its own
+        # one problem of several: its scores are compared across problems, not signed
+        # (BetaSVM's collapse warning reads it)
+        binary._one_of_many = True
         return binary
 
     def _log(self, message, *args):
@@ -616,12 +619,15 @@ class KernelModelMixin:
         r"""Model of a linear fit ``(w, b)`` on the factor ``R = K[:, P] R[P]⁻ᵀ``: the Nyström
         features ``r(x) = k(x, X_P) R[P]⁻ᵀ`` give ``f(x) = r(x)·w + b
         = Σ_{j∈P} γ_j k(x_j, x) + b``, ``γ = R[P]⁻ᵀ w``: a kernel expansion on the pivots,
-        equal on the training rows to the scores the fit saw. Returns those scores."""
+        equal on the training rows to the scores the fit saw. ``w`` of shape ``(r, k)`` and
+        ``b`` of shape ``(k,)``: one such model per column (a multiclass fit). Returns those
+        scores."""
         import scipy.linalg
 
         gamma = scipy.linalg.solve_triangular(R[pivots], w, trans="T", lower=True)
         self.dual_coef_ = gamma
-        self.intercept_ = float(intercept)
+        self.intercept_ = np.asarray(intercept, dtype=float) if np.ndim(intercept) \
+            else float(intercept)
         self.X_fit_ = X[pivots]
         return R @ w + self.intercept_
 

@@ -600,7 +600,6 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             # classes 1 and 2 (positive): a 0/1 target would read as the modelling layer's
             # convention when class 0 outnumbers the unlabeled rows
             target = np.where(codes_rows == positive, 2, 1)
-            binary._one_of_many = True  # see _warn_collapse
             return binary.fit(X_rows, np.where(codes_rows < 0, -1, target)
                               if self.init == "ssl" else target)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
@@ -506,11 +505,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         result = pl_pegasos_linear(F, C, **pegasos, **common)
         W = result.extra["coef"]
         r = R.shape[1]
-        self.dual_coef_ = scipy.linalg.solve_triangular(R[pivots], W[:, :r].T, trans="T",
-                                                        lower=True)
-        self.X_fit_ = Z[pivots]
+        self._store_nystrom(Z, R, pivots, W[:, :r].T,
+                            s * W[:, r] if s > 0 else np.zeros(W.shape[0]))
         self.support_ = np.asarray(pivots)
-        self.intercept_ = s * W[:, r] if s > 0 else np.zeros(W.shape[0])
         return result
 
     def _class_scores(self, X):
