@@ -33,7 +33,8 @@ With the present defaults (RBF, λ = 1/(3n), batches of 16; 2026-11-29): between
 SVM-All in 32 of 40 cells, the 8 others within 0.3 points below SVM (mostly at |Y| = 4-5;
 segment |L| = 400, |PL| = 200 at every |Y|); at |L| = 100,
 |PL| = 800, |Y| = 2 digits 97.8 (SVM 90.9, SVM-All 97.9), segment 91.3, satimage 85.8,
-penbased 97.4, letter 75.3; mean over the 40 cells, |Y| = 2: 87.6 (SVM 82.6, SVM-All 88.2,
+penbased 97.4, letter 75.3; mean over the 40 cells, |Y| = 2: 87.6 (the three draws' means
+87.4-87.8; SVM 82.6, SVM-All 88.2,
 ``SVC(C=3)`` on the same rows 89.3); a PL-SVM fit takes 0.06-0.25 s.
 """
 
