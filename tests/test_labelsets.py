@@ -53,6 +53,20 @@ def random_semisupervised(rng):
     return B, member
 
 
+def random_semisupervised_range(rng):
+    """SemiSupervised.with_positive_range: between ``low`` and ``high`` positives among the
+    unlabeled points (membership counted independently)."""
+    B, _ = random_semisupervised(rng)
+    low, high = np.sort(rng.integers(0, B.n_unlabeled + 1, size=2))
+    unlabeled = B.y_known == 0
+
+    def member(y):
+        return (np.array_equal(y[~unlabeled], B.y_known[~unlabeled])
+                and low <= np.count_nonzero(y[unlabeled] > 0) <= high)
+
+    return B.with_positive_range(int(low), int(high)), member
+
+
 def random_clustering(rng):
     n = int(rng.integers(1, 11))
     if rng.random() < 0.5:
@@ -118,12 +132,13 @@ def random_custom(rng):
 
 FACTORIES = {
     "semisupervised": random_semisupervised,
+    "semisupervised range": random_semisupervised_range,
     "clustering": random_clustering,
     "proportions": random_proportions,
     "enumerated": random_enumerated,
     "custom": random_custom,
 }
-SDP_FACTORIES = ["semisupervised", "clustering", "proportions"]
+SDP_FACTORIES = ["semisupervised", "semisupervised range", "clustering", "proportions"]
 CASES = [(kind, seed) for kind in FACTORIES for seed in range(N_CASES)]
 
 
@@ -436,6 +451,19 @@ def test_semisupervised_without_unlabeled_points():
 def test_semisupervised_errors(y_known, n_positive, match):
     with pytest.raises(ValueError, match=match):
         SemiSupervised(y_known, n_positive=n_positive)
+
+
+def test_positive_range_keeps_the_points_and_refuses_bad_bounds():
+    B = SemiSupervised([1, -1, 0, 0, 0, 0], n_positive=2)
+    wide = B.with_positive_range(1, 3)
+    assert wide.n_positive == 2 and B.cardinality() == 6 and wide.cardinality() == 14
+    np.testing.assert_array_equal(wide.per_point_costs((2.0, 1.0)), B.per_point_costs((2.0, 1.0)))
+    assert "positives in [1, 3]" in repr(wide) and "n_positive=2" in repr(B)
+    for low, high in [(2, 1), (-1, 2), (0, 5)]:
+        with pytest.raises(ValueError, match=r"0 <= low <= high <= 4 .* Got low="):
+            B.with_positive_range(low, high)
+    with pytest.raises(ValueError, match="`low` must be an integer. Got 1.5"):
+        B.with_positive_range(1.5, 3)
 
 
 def test_semisupervised_accepts_integral_floats():

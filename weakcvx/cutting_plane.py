@@ -212,7 +212,7 @@ def _all_quadratics(problem, alpha, elements):
 
 def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=20,
                      eigen_candidates=True, start=None, start_exact=True, principal=0,
-                     principal_ratio=0.5):
+                     principal_ratio=0.5, principal_labelset=None):
     r"""Feasible labels from the convex-hull solution ``M = Σ_t μ_t b_t b_tᵀ``.
 
     Candidates: the rounding of the prediction scores ``f(x_i)``, of the leading eigenvector of
@@ -227,7 +227,10 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
     With ``principal = k > 0``, the roundings of the kernel's ``k`` leading principal
     directions (:func:`weakcvx.rounding.principal_labelings`) are polished the same way and
     one replaces the result only when its ``J`` is below ``principal_ratio`` times the
-    result's (:func:`_principal_challenge`). Every candidate is polished, not only
+    result's (:func:`_principal_challenge`); with ``principal_labelset`` (a wider label set
+    over the same points, e.g. :meth:`~weakcvx.labelsets.SemiSupervised.with_positive_range`)
+    they are rounded and polished in that set, and the result is then an element of it.
+    Every candidate is polished, not only
     the best one: where the relaxation's optimum is (nearly) not unique the candidates lie in
     different basins of ``J``, and ``J`` before polishing does not tell which basin is best
     (``tests/test_solve.py::test_rounding_reaches_the_true_labeling_on_separated_clusters``).
@@ -296,6 +299,8 @@ def round_relaxation(problem, alpha, working_set, mu, polish=True, polish_iter=2
         if best is None or value < best[1]:
             best = (labels, value, alpha)
     if principal and getattr(labelset, "is_sign_set", True):
+        if principal_labelset is not None:
+            problem = problem.with_labelset(principal_labelset)
         best = _principal_challenge(problem, best, principal, principal_ratio, polish_iter)
     return best
 
@@ -588,7 +593,8 @@ def _grow(working_set, mu, cuts, values, threshold, policy):
 def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=None,
                      max_iter=100, master=None, master_tol=None, max_alternations=None,
                      enumeration_limit=None, patience=3, prune=None, cuts=None, policy=None,
-                     label_patience=None, verbose=0, random_state=0, callback=None):
+                     label_patience=None, principal_labelset=None, verbose=0, random_state=0,
+                     callback=None):
     r"""WellSVM's convex relaxation by label generation (cutting planes + MKL).
 
     Solves ``min_{μ ∈ Δ(B)} max_{α ∈ A} 1ᵀα − ½αᵀ(Σ_b μ_b Q_b)α`` by growing a working set C:
@@ -625,6 +631,11 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         one cut a round, every master solved to 1e-4); the overrides above still apply.
     patience : int
         Stalled rounds in a row before the ``tol`` test stops the loop.
+    principal_labelset : LabelSet or None
+        The label set the policy's principal challengers are rounded and polished in
+        (:func:`round_relaxation`; default: the problem's), a wider set over the same points:
+        ``S3VM`` passes its balance widened to the range between the labeled class ratio and
+        its default estimate (docs/methods/s3vm.rst, "Principal-direction challengers").
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
@@ -740,11 +751,12 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
             break  # the master over the final working set is the one just solved
         working_set, mu = _grow(working_set, mu, cuts_found, q_cuts, threshold, policy)
     return _finish(problem, policy, master, working_set, sol, random_state, elements,
-                   certified_value, status, message, it, history, start, b0)
+                   certified_value, status, message, it, history, start, b0,
+                   principal_labelset)
 
 
 def _finish(problem, policy, master, working_set, sol, random_state, elements,
-            certified_value, status, message, it, history, start, b0):
+            certified_value, status, message, it, history, start, b0, principal_labelset=None):
     """Solve the master over the final working set to ``policy.final_tol`` (MKLGL), take the
     certified value with the exact oracle, round the relaxation, and build the result."""
     if master == "mklgl" and (not sol.converged or sol.value - sol.lower
@@ -772,7 +784,8 @@ def _finish(problem, policy, master, working_set, sol, random_state, elements,
                                                    start=b0,
                                                    start_exact=policy.polish_start_exactly,
                                                    principal=policy.principal_candidates,
-                                                   principal_ratio=policy.principal_ratio)
+                                                   principal_ratio=policy.principal_ratio,
+                                                   principal_labelset=principal_labelset)
     extra["scores"] = problem.decision_scores(alpha, working_set, mu)
     extra["labels_alpha"] = labels_alpha  # the SVM of `labels`: α of J(labels)
     return SolveResult(method="label_generation", value=value, labels=labels, upper_bound=upper,

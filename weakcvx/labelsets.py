@@ -35,6 +35,7 @@ A label set ``B`` is an object with:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import numbers
@@ -634,12 +635,68 @@ class SemiSupervised(LabelSet):
             return np.where(self.y_known != 0, float(c_labeled), float(c_unlabeled))
         return super().per_point_costs(costs)
 
+    def with_positive_range(self, low, high):
+        r"""This label set with a range of positives among the unlabeled points instead of
+        exactly ``n_positive``:
+
+        .. math::
+
+            B' = \{ y \in \{-1, +1\}^n : y_L = \hat y_L,\;
+                 \mathrm{low} \le |\{ j\in U : y_j = +1 \}| \le \mathrm{high} \}.
+
+        The oracle is the count description's (:class:`LabelSet`, Notes): the ``low`` largest
+        scores, then every positive one up to ``high``. ``n_positive`` keeps the count the
+        range was widened from. :class:`~weakcvx.S3VM` polishes its principal challengers in
+        such a set when the default balance is uncertain (docs/methods/s3vm.rst,
+        "Principal-direction challengers").
+
+        Parameters
+        ----------
+        low, high : int
+            ``0 <= low <= high <= n_unlabeled``.
+
+        Returns
+        -------
+        SemiSupervised
+
+        Raises
+        ------
+        ValueError
+            When ``low`` or ``high`` is not an integer or they are not ordered in
+            ``[0, n_unlabeled]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> B = SemiSupervised(np.array([1, -1, 0, 0, 0, 0]), n_positive=2).with_positive_range(1, 3)
+        >>> B.argmax(np.array([0.0, 0.0, 0.5, -0.2, 0.3, 0.1])).tolist()
+        [1.0, -1.0, 1.0, -1.0, 1.0, 1.0]
+        >>> B.cardinality()  # 4 + 6 + 4 labelings with 1, 2 or 3 positives
+        14
+        """
+        u = self.n_unlabeled
+        for name, value in (("low", low), ("high", high)):
+            if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                    or not float(value).is_integer()):
+                raise ValueError(f"`{name}` must be an integer. Got {value!r} instead.")
+        if not 0 <= low <= high <= u:
+            raise ValueError(f"`low` and `high` must satisfy 0 <= low <= high <= {u} (the number "
+                             f"of unlabeled points). Got low={low!r}, high={high!r} instead.")
+        widened = copy.copy(self)
+        widened._set_count_constraints(self.y_known, [(self.unlabeled, int(low), int(high))])
+        return widened
+
     def sdp_constraints(self, M):
-        """SDP constraints of :class:`SemiSupervised` (see Notes of the class)."""
+        """SDP constraints of :class:`SemiSupervised` (see Notes of the class); those of the
+        count description (:meth:`LabelSet.sdp_constraints`) for a range of positives
+        (:meth:`with_positive_range`)."""
+        (_, low, high), = self._groups
+        if low != high:
+            return super().sdp_constraints(M)
         self._check_sdp_variable(M)
         L, U = self.labeled, self.unlabeled
         y_L = self.y_known[L].astype(float)
-        s = 2 * self.n_positive - self.n_unlabeled  # s = 1ᵀ y_U
+        s = 2 * low - self.n_unlabeled  # s = 1ᵀ y_U (low = n_positive unless widened)
         # M_LL = y_L y_Lᵀ off the diagonal (the diagonal is the caller's diag(M) = 1)
         i, j = np.triu_indices(len(L), 1)
         constraints = [M[L[i], L[j]] == y_L[i] * y_L[j]]
@@ -651,8 +708,9 @@ class SemiSupervised(LabelSet):
         return constraints
 
     def __repr__(self):
-        return (f"SemiSupervised(n_samples={self.n_samples}, n_labeled={self.n_labeled}, "
-                f"n_positive={self.n_positive})")
+        (_, low, high), = self._groups
+        count = f"n_positive={self.n_positive}" if low == high else f"positives in [{low}, {high}]"
+        return f"SemiSupervised(n_samples={self.n_samples}, n_labeled={self.n_labeled}, {count})"
 
 
 def _cp():

@@ -290,6 +290,23 @@ LINEAR_C_DIAGONAL = 4.0
 LINEAR_UNLABELED_RATIO = 0.1
 
 
+def _uncertain_balance(labelset, y_known):
+    """The default balance's label set widened to every count between the labeled class ratio's
+    and the default estimate's (:func:`default_positive_fraction`), where the principal
+    challengers are polished; ``None`` when the two counts agree.
+
+    The balance is imposed exactly, and the gap between two clusters is feasible only with the
+    clusters' own count: on ``make_gap_clusters(200, n_labeled=4)`` (two labels a class, a
+    blend weight of 1/4) an estimate a few points off the labeled ratio's 1/2 left the split
+    through the gap at 0.5-0.6 times the search's ``J``, above the challengers' ratio
+    (docs/methods/s3vm.rst, "Principal-direction challengers")."""
+    labeled_ratio = SemiSupervised(y_known, check_convention=False).n_positive
+    if labeled_ratio == labelset.n_positive:
+        return None
+    return labelset.with_positive_range(min(labeled_ratio, labelset.n_positive),
+                                        max(labeled_ratio, labelset.n_positive))
+
+
 def as_many_per_class(y_known):
     """Whether the labeled points (``y_known ≠ 0``) hold as many of each class."""
     labeled = y_known[y_known != 0]
@@ -715,7 +732,9 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         ``fraction · u`` rounded half up (``u`` unlabeled points; 0.5 · 5 → 3). It is a hard
         constraint (WellSVM eq. 17): with ``None``, a ``UserWarning`` says when the imposed
         fraction and the SVM's are more than 0.25 apart and that SVM separates the labeled
-        points.
+        points; the principal challengers of label generation may then take any count between
+        the labeled ratio's and the imposed one (docs/methods/s3vm.rst, "Principal-direction
+        challengers").
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
@@ -1011,6 +1030,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
             options["oracle"] = self.oracle
             if self.oracle == "sorting" and self.max_iter is None and not is_large(problem):
                 options["policy"] = RoundPolicy.estimator()  # see max_iter
+                if n_positive is None:
+                    options["principal_labelset"] = _uncertain_balance(labelset, y_known)
         if self.relaxation == "exact":
             options.update(time_limit=self.time_limit, max_nodes=self.max_nodes)
         seed = integer_seed(self.random_state)
