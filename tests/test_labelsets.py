@@ -622,6 +622,28 @@ def test_wide_gamma_is_a_quarter_of_mean_distance():
         wc.kernels.resolve_gamma(X, "mean_distance") / 4.0, rel=1e-12)
 
 
+def test_count_constraints_that_leave_the_set_empty_are_refused():
+    """lo > hi, or more positives than a group has points: B would be empty, and every solver
+    would fail on it (a reduction over no labeling) or the SDP return a bound of nothing."""
+    from weakcvx.labelsets import LabelSet
+
+    class Between(LabelSet):
+        def __init__(self, lo, hi):
+            super().__init__(8)
+            self._set_count_constraints(np.zeros(8), [(np.arange(4), 0, 4),
+                                                      (np.arange(4, 8), lo, hi)])
+
+    assert Between(1, 3).cardinality() == 16 * (4 + 6 + 4)
+    for lo, hi in [(3, 1), (5, 9)]:
+        with pytest.raises(ValueError, match=rf"leave Between empty: group 1 \(4 points\) must "
+                                             rf"hold between {lo} and {hi} positives. Expected "
+                                             rf"0 <= lo <= hi <= 4"):
+            Between(lo, hi)
+    for lo, hi in [(-1, 2), (0, 5)]:
+        with pytest.raises(ValueError, match=r"are out of range: group 1"):
+            Between(lo, hi)
+
+
 def test_a_subclass_missing_a_hook_is_told_which_hook_to_write():
     """The public methods check their inputs and call the private hooks: the message names the
     hook (_random_element, _argmax, ...) and the count description, not only initial()."""

@@ -66,6 +66,26 @@ def test_compare_lists_the_rungs_it_does_not_run():
     assert "SMALL_LABELSET" in reasons["label_generation (exact oracle)"]
 
 
+def test_a_formulation_without_fast_path_is_named_as_the_reason_exact_is_skipped():
+    """SemiSupervised is described by counts; branch and bound is out because a user
+    formulation has no box fast path, and the reason says that, not "not described by counts"."""
+    import cvxpy as cp
+
+    import weakcvx.ladder as ladder
+
+    class SmoothedHinge(wc.formulations.Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha) - 0.25 * cp.sum_squares(alpha), [alpha >= 0, alpha <= 2]
+
+    X, y_true, y_known = wc.datasets.make_two_moons(16, n_labeled=2, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+                                  wc.labelsets.SemiSupervised(y_known),
+                                  formulation=SmoothedHinge())
+    reason = dict(ladder._default_plan(problem)[1])["exact"]
+    assert "SmoothedHinge has no box fast path" in reason
+    assert "not described by counts" not in reason
+
+
 def test_an_estimate_above_the_optimum_is_marked():
     table = LadderTable(rungs=[
         Rung("label_generation", _result("label_generation", 7.72, 7.9, False)),

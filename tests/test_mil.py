@@ -2,6 +2,7 @@
 label generation on key instances, and the MultiInstanceSVM estimator (issue 5)."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -346,11 +347,23 @@ def test_gridsearch_on_bags_and_sklearn_contract(roi_data):
     np.testing.assert_array_equal(again.decision_function(test), clf.decision_function(test))
     same = clone(clf).fit(bags, y)
     np.testing.assert_array_equal(same.decision_function(test), clf.decision_function(test))
-    # string classes: classes_[1] is the positive one
+    # string classes: classes_[1] is the positive one, and a warning says which that is
     labels = np.where(y == 1, "yes", "no")
-    fitted = MultiInstanceSVM(relaxation="alternating").fit(bags, labels)
+    with pytest.warns(UserWarning, match=r"positive class .* is classes_\[1\] = 'yes', the "
+                                         r"label that sorts last, and 'no' is the negative"):
+        fitted = MultiInstanceSVM(relaxation="alternating").fit(bags, labels)
     assert set(fitted.predict(test)) <= {"yes", "no"}
     assert fitted.score(test, np.where(y_test == 1, "yes", "no")) > 0.7
+    # names that sort the other way round make the positive bags negative: the warning's
+    # advice (a boolean target) restores the fit of the 0/1 labels
+    names = np.where(y == 1, "bird", "none")
+    with pytest.warns(UserWarning, match=r"pass y == 'bird'"):
+        MultiInstanceSVM(relaxation="alternating").fit(bags, names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # booleans and numbers: no guess, no warning
+        advised = MultiInstanceSVM(relaxation="alternating").fit(bags, names == "bird")
+    numeric = MultiInstanceSVM(relaxation="alternating").fit(bags, y)
+    np.testing.assert_array_equal(advised.predict(test), numeric.predict(test) == 1)
 
 
 def test_low_rank_factor_matches_the_exact_kernel(monkeypatch, roi_data):

@@ -234,7 +234,21 @@ class LabelSet:
 
     # -- count description ------------------------------------------------------------------
     def _set_count_constraints(self, fixed, groups):
-        """Store ``(fixed, groups)`` and the arrays the vectorised oracle needs."""
+        """Store ``(fixed, groups)`` and the arrays the vectorised oracle needs.
+
+        Raises
+        ------
+        ValueError
+            When a group's bounds are not ``0 <= lo <= hi <= |G|`` (``lo > hi``: ``B`` would
+            be empty).
+        """
+        for k, (idx, lo, hi) in enumerate(groups):
+            if not 0 <= int(lo) <= int(hi) <= len(idx):
+                empty = "leave {} empty".format(type(self).__name__) if lo > hi or lo > len(idx) \
+                    else "are out of range"
+                raise ValueError(f"The count constraints {empty}: group {k} ({len(idx)} points) "
+                                 f"must hold between {lo} and {hi} positives. Expected "
+                                 f"0 <= lo <= hi <= {len(idx)}.")
         self._fixed = np.asarray(fixed, dtype=np.int64)
         self._groups = [(np.asarray(idx, dtype=np.int64), int(lo), int(hi))
                         for idx, lo, hi in groups]
@@ -668,7 +682,8 @@ class SemiSupervised(LabelSet):
         Examples
         --------
         >>> import numpy as np
-        >>> B = SemiSupervised(np.array([1, -1, 0, 0, 0, 0]), n_positive=2).with_positive_range(1, 3)
+        >>> B = SemiSupervised(np.array([1, -1, 0, 0, 0, 0]), n_positive=2)
+        >>> B = B.with_positive_range(1, 3)
         >>> B.argmax(np.array([0.0, 0.0, 0.5, -0.2, 0.3, 0.1])).tolist()
         [1.0, -1.0, 1.0, -1.0, 1.0, 1.0]
         >>> B.cardinality()  # 4 + 6 + 4 labelings with 1, 2 or 3 positives
@@ -1360,7 +1375,9 @@ class KeyInstances(_BagLabelSet):
                 or n_key < 1):
             raise ValueError(f"`n_key` must be a positive integer. Got {n_key!r} instead.")
         self.n_key = int(n_key)
-        super().__init__(bags, bag_labels, lambda k: self.n_key, lambda k: self.n_key)
+        # clipped to the bag's size, so that the check below names n_key
+        super().__init__(bags, bag_labels, lambda k: min(self.n_key, self.bag_sizes[k]),
+                         lambda k: min(self.n_key, self.bag_sizes[k]))
         smallest = int(self.bag_sizes[self.positive_bags].min())
         if self.n_key > smallest:
             raise ValueError(f"`n_key` must be at most the size of the smallest positive bag "

@@ -484,10 +484,18 @@ def _default_plan(problem):
                  and labelset.count_constraints() is not None):
         methods.append(("exact", "exact", {}))
     else:
-        skipped.append(("exact", too_many + ", and not described by counts (no branch and "
-                        "bound)"))
+        skipped.append(("exact", too_many + ", and " + _no_branch_and_bound(problem)))
     methods.append(("alternating", "alternating", {}))
     return methods, skipped
+
+
+def _no_branch_and_bound(problem):
+    """Why branch and bound cannot run on ``problem`` (:func:`_available_methods`)."""
+    if problem.labelset.count_constraints() is None:
+        return "B is not described by counts (no branch and bound)"
+    return (f"the formulation {type(problem.formulation).__name__} has no box fast path (branch "
+            "and bound needs one; compare(problem, methods=[..., 'exact']) enumerates B up to "
+            "its own limit, at one CVXPY solve per labeling)")
 
 
 def default_methods(problem):

@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import check_classes, check_not_continuous, check_real, ravel_column
+from .._validation import (check_classes, check_not_continuous, check_real, ravel_column,
+                           warn)
 from ..api import solve
 from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
@@ -164,7 +165,22 @@ def _check_bag_target(y, n_bags):
             if isinstance(only, numbers.Real) else "negative or positive"
         raise ValueError(f"`y` must contain a positive and a negative bag (two classes). Got "
                          f"only class {only!r}: no {kind} bag.")
+    _warn_if_positive_class_is_a_guess(classes)
     return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def _warn_if_positive_class_is_a_guess(classes):
+    """Warn when the classes are not numbers or booleans: the positive class, whose bags hold at
+    least one positive instance (the two classes are not symmetric), is then ``classes_[1]``
+    by the order of the labels' names alone ("bird" / "none": "none" would be positive)."""
+    if all(isinstance(c, (numbers.Real, np.bool_)) for c in classes.tolist()):
+        return
+    negative, positive = classes.tolist()
+    warn(f"MultiInstanceSVM: the classes of `y` are not numbers, so the positive class (bags "
+         f"with at least one positive instance; every instance of a negative bag is negative) "
+         f"is classes_[1] = {positive!r}, the label that sorts last, and {negative!r} is the "
+         f"negative class. If {negative!r} marks the bags with a positive instance, pass "
+         f"y == {negative!r} (True for the positive bags) instead.")
 
 
 def selection_bags(bag_index, n_bags, max_instances=GAMMA_MAX_INSTANCES, random_state=0):
@@ -556,7 +572,9 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         bags : list of array-like of shape (n_i, n_features)
             One 2-D array per bag (one row per instance); bags may differ in length.
         y : array-like of shape (n_bags,)
-            Class of each bag, exactly two classes; ``classes_[1]`` (the larger) is positive.
+            Class of each bag, exactly two classes; ``classes_[1]`` (the larger) is positive:
+            its bags hold at least one positive instance (a ``UserWarning`` names it when the
+            classes are not numbers or booleans, e.g. strings, whose order is their names').
 
         Returns
         -------
