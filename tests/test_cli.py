@@ -64,8 +64,6 @@ def _moons_file_rows(n=12, n_labeled=3, seed=0):
 
 def _independent_optimum(X, y_known):
     """The exact optimum of the same problem built in memory (standardized, mean_distance, C=1)."""
-    import numpy as np
-
     import weakcvx as wc
 
     Xs = (X - X.mean(0)) / X.std(0)
@@ -291,3 +289,143 @@ def test_compare_rejects_a_bad_time_limit(value, capsys):
     with pytest.raises(SystemExit):
         main(["compare", "--time-limit", value])
     assert "must be a positive number of seconds or 'none'" in capsys.readouterr().err
+
+
+# -- files written by pandas -----------------------------------------------------------------
+def _pandas_frame(n=30, classes=(0, 1), unknown=-1, seed=0, numbered=False):
+    """Two moons as a pandas user has them: features f1, f2 and the label (``classes``,
+    ``unknown`` for the unlabeled rows; two labeled per class); with ``numbered`` the columns
+    0, 1, 2 of ``pd.DataFrame(X)`` with the label added as column 2."""
+    import pandas as pd
+
+    import weakcvx as wc
+
+    X, y_true, y_known = wc.datasets.make_two_moons(n, n_labeled=4, random_state=seed)
+    df = pd.DataFrame(X)
+    df[2] = np.where(y_known > 0, classes[1], np.where(y_known < 0, classes[0], unknown))
+    if not numbered:
+        df.columns = ["f1", "f2", "label"]
+    return df, y_known
+
+
+def test_pandas_index_column_is_left_out_and_said(tmp_path, capsys):
+    # df.to_csv() writes the index as a first column with an empty header (",f1,f2,label"): it
+    # was read as a third feature, silently; the file must read as if written with index=False
+    from weakcvx.cli import load_data_file
+
+    df, y_known = _pandas_frame()
+    df.to_csv(tmp_path / "plain.csv", index=False)
+    df.to_csv(tmp_path / "index.csv")
+    assert (tmp_path / "index.csv").read_text().startswith(",f1,f2,label\n")
+    X_plain, known_plain, classes = load_data_file(tmp_path / "plain.csv", "label", "-1")
+    X_index, known_index, _ = load_data_file(tmp_path / "index.csv", "label", "-1")
+    np.testing.assert_array_equal(X_index, X_plain)
+    np.testing.assert_array_equal(known_index, known_plain)
+    np.testing.assert_array_equal(known_index, y_known)
+    notes = []
+    load_data_file(tmp_path / "index.csv", "label", "-1", notes=notes)
+    assert notes == ["column 1 (empty header: pandas' index) left out"]
+    # the command: the same ladder, and the note printed with the data summary
+    values = []
+    for name in ("plain.csv", "index.csv"):
+        out = tmp_path / f"{name}.json"
+        assert main(["compare", "--data", str(tmp_path / name), "--unknown", "-1", "-q",
+                     "--methods", "alternating", "--json", str(out)]) == 0
+        values.append(json.loads(out.read_text())["rungs"][0]["J_labels"])
+        printed = capsys.readouterr().out
+        assert ("note: column 1 (empty header: pandas' index) left out" in printed) == \
+            (name == "index.csv")
+    assert values[0] == values[1]
+    # a named index ("id") is a column like any other: no guessing
+    df.rename_axis("id").to_csv(tmp_path / "named.csv")
+    assert load_data_file(tmp_path / "named.csv", "label", "-1")[0].shape == (30, 3)
+    # a first data row with an empty first cell is a missing value, not an index's header
+    (tmp_path / "blank.csv").write_text(",0.5,yes\n1,2,no\n3,4,?\n5,6,yes\n")
+    with pytest.raises(ValueError, match="row 1, column 1 is empty"):
+        load_data_file(tmp_path / "blank.csv", None, "?")
+
+
+@pytest.mark.parametrize("classes, index", [((1, 2), False), ((0, 1), False), ((0, 1), True)],
+                         ids=["classes-1-2", "classes-0-1", "with-index"])
+def test_pandas_numbered_header_is_a_header(tmp_path, capsys, classes, index):
+    # pd.DataFrame(X) with the label in column 2 writes the header "0,1,2" (",0,1,2" with the
+    # index): it was read as a data row labeled "2" (31 rows, 5 labeled; --labels-out shifted),
+    # refused as a third class '2' with classes 0/1, or refused as a missing value
+    df, y_known = _pandas_frame(classes=classes, numbered=True)
+    path = tmp_path / "numbered.csv"
+    df.to_csv(path, index=index)
+    assert path.read_text().startswith(",0,1,2\n" if index else "0,1,2\n")
+    labels = tmp_path / "labels.csv"
+    code = main(["compare", "--data", str(path), "--unknown", "-1", "-q", "--methods",
+                 "alternating", "--labels-out", str(labels)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "30 rows, 4 labeled" in captured.out
+    assert "note: first row '0,1,2' (pandas' column numbers) read as the header" in captured.out
+    import csv
+
+    with open(labels, newline="") as fh:
+        written = list(csv.DictReader(fh))
+    assert [int(r["row"]) for r in written] == list(range(30))
+    assert [r["labeled"] == "yes" for r in written] == list(y_known != 0)
+    names = [str(c) for c in classes]
+    given = [r["label"] for r, k in zip(written, y_known) if k != 0]
+    assert given == [names[1] if k > 0 else names[0] for k in y_known if k != 0]
+
+
+@pytest.mark.parametrize("unknown", [["--unknown", "nan"], []], ids=["nan", "default"])
+def test_empty_label_cells_suggest_unknown_empty(tmp_path, capsys, unknown):
+    # pandas writes NaN labels as empty cells: "--unknown nan" (offered by --help) and the
+    # default '?' were refused with "found ['0.0', '1.0', '']" and no word on the empty cells
+    from weakcvx.cli import load_data_file
+
+    df, y_known = _pandas_frame(unknown=np.nan)
+    path = tmp_path / "nan.csv"
+    df.to_csv(path, index=False)
+    assert main(["compare", "--data", str(path), "-q", *unknown]) == 2
+    err = capsys.readouterr().err
+    assert "26 rows have an empty label cell" in err and "give --unknown ''" in err
+    assert err.count("\n") == 1
+    np.testing.assert_array_equal(load_data_file(path, None, "")[1], y_known)
+    # nor is an empty cell a class beside one other class
+    (tmp_path / "one.csv").write_text("a,b,label\n0,1,yes\n1,0,\n2,2,?\n3,1,yes\n")
+    with pytest.raises(ValueError, match=r"1 row has an empty label cell.*--unknown ''"):
+        load_data_file(tmp_path / "one.csv", None, "?")
+
+
+def test_a_subset_that_loses_a_class_names_n_and_seed(tmp_path, capsys):
+    # --n draws rows at random: a subset that lost a class was refused as if the file held one
+    df, _ = _pandas_frame(unknown=np.nan)
+    path = tmp_path / "nan.csv"
+    df.to_csv(path, index=False)
+    argv = ["compare", "--data", str(path), "--unknown", "", "-q", "--methods", "alternating"]
+    assert main(argv + ["--n", "10", "--seed", "1"]) == 2     # this draw holds one '0.0' only
+    err = capsys.readouterr().err
+    assert "exactly two classes" in err and "found ['0.0']" in err and err.count("\n") == 1
+    assert ("--n 10 drew 10 of the file's 30 rows (--seed 1): 1 labeled '0.0', 0 labeled "
+            "'1.0' and 9 unknown, against 2, 2 and 26 in the whole file; give a larger --n or "
+            "another --seed") in err
+    assert main(argv + ["--n", "10", "--seed", "0"]) == 0     # this one holds both classes
+    assert main(argv) == 0
+
+
+def test_loss_and_offset_are_in_the_saved_problem_name(tmp_path, capsys):
+    # with --loss squared-hinge --offset the title, the CSV and the JSON read like a hinge run
+    import csv
+
+    df, _ = _pandas_frame()
+    df.to_csv(tmp_path / "mine.csv", index=False)
+    for source in (["--n", "12"], ["--data", str(tmp_path / "mine.csv"), "--unknown", "-1"]):
+        names = {}
+        for loss in ([], ["--loss", "squared-hinge", "--offset"], ["--offset"]):
+            out_json, out_csv = tmp_path / "t.json", tmp_path / "t.csv"
+            assert main(["compare", *source, *loss, "-q", "--methods", "alternating",
+                         "--json", str(out_json), "--csv", str(out_csv)]) == 0
+            name = json.loads(out_json.read_text())["problem"]
+            with open(out_csv, newline="") as fh:
+                assert next(csv.DictReader(fh))["problem"] == name
+            assert f"Ladder of bounds — {name}" in capsys.readouterr().out
+            names[" ".join(loss)] = name
+        assert not names[""].endswith(("loss", "offset"))
+        assert names["--loss squared-hinge --offset"] == names[""] + ", squared-hinge loss, offset"
+        assert names["--offset"] == names[""] + ", offset"

@@ -72,12 +72,18 @@ def _column_index(name_or_index, header, n_columns, path):
     return index % n_columns
 
 
-def _read_csv(path, label_column):
-    """Features (float) and labels (str) from a CSV file, with or without a header row."""
+def _read_csv(path, label_column, notes=None):
+    """Features (float) and labels (str) from a CSV file, with or without a header row.
+
+    A header whose first cell is empty is the index column of ``pandas.DataFrame.to_csv``: that
+    column is left out (label column positions count without it), the file read as if written
+    with ``index=False``. What was left out, or a numeric first row taken for a header, is
+    said in one line appended to ``notes`` (a list)."""
     import csv
 
     if label_column is None:
         label_column = "-1"
+    notes = [] if notes is None else notes
 
     # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which would
     # otherwise stick to the first cell (a header name not found, a first data row taken
@@ -87,26 +93,14 @@ def _read_csv(path, label_column):
     if not rows:
         raise DataFileError(f"{path} holds no rows")
     _check_commas(path, rows[0])
-    # a header row is one whose *feature* cells are not numbers: the label cell does not
-    # count, since labels may be words ("benign", "?") in a file without a header
     first = [cell.strip() for cell in rows[0]]
-    named = False
-    try:
-        label_index = int(label_column) % len(first)
-    except ValueError:  # a column name: the row that holds it is the header
-        named = label_column in first
-        label_index = first.index(label_column) if named else None
-    header = None
-    # ... and *none* of them is a number: a data row with one missing or mistyped value
-    # ("?", "NA") is data, to be refused below, not a header to drop
-    features = [cell for j, cell in enumerate(first) if cell and j != label_index]
-    if features and not any(_is_number(cell) for cell in features):
-        named = True
-    elif label_index is not None and _numbered_header(features, first[label_index], rows,
-                                                      label_index):
-        named = True
-    if named:
-        header, rows = first, rows[1:]
+    # pandas' index: an empty first header cell (a data row with an empty first cell is a
+    # missing value, refused below: its other cells are numbers, no header)
+    kind = (_header_kind(first[1:], label_column, [row[1:] for row in rows])
+            if len(first) > 1 and not first[0] else None)
+    index = kind is not None
+    kind = kind or _header_kind(first, label_column, rows)
+    header, rows = (first, rows[1:]) if kind else (None, rows)
     if not rows:
         raise DataFileError(f"{path} holds a header row but no data rows")
     width = len(header or rows[0])
@@ -114,13 +108,52 @@ def _read_csv(path, label_column):
     if bad:
         raise DataFileError(f"{path}: row {bad[0] + 1 + (header is not None)} has "
                             f"{len(rows[bad[0]])} fields, expected {width}")
-    col = _column_index(label_column, header, width, path)
+    if index:
+        header, rows, width = header[1:], [row[1:] for row in rows], width - 1
+        by_position = str(label_column).lstrip("+").isdigit() and label_column not in header
+        notes.append("column 1 (empty header: pandas' index) left out"
+                     + ("; --label-column positions count without it" if by_position else ""))
+    if kind == "numbers":
+        notes.append(f"first row {','.join(header)!r} (pandas' column numbers) read as the "
+                     "header")
+    try:
+        col = _column_index(label_column, header, width, path)
+    except DataFileError as exc:
+        left_out = "; its column 1 (empty header: pandas' index) is left out" if index else ""
+        raise DataFileError(f"{exc}{left_out}") from None
     labels = np.array([row[col].strip() for row in rows])
     try:
         X = np.array([[float(c) for j, c in enumerate(row) if j != col] for row in rows])
     except ValueError:
         raise DataFileError(_not_a_number(path, rows, header, col)) from None
     return X, labels
+
+
+def _header_kind(first, label_column, rows):
+    """How the stripped cells ``first`` of the first row of ``rows`` read: ``'names'`` (a header
+    row of names), ``'numbers'`` (a header of column numbers, as ``pandas.DataFrame(X)`` names
+    its columns) or None (a data row)."""
+    try:
+        label_index = int(label_column) % len(first)
+    except ValueError:  # a column name: the row that holds it is the header
+        if label_column in first:
+            return "names"
+        label_index = None
+    # a header row is one whose *feature* cells are not numbers: the label cell does not
+    # count, since labels may be words ("benign", "?") in a file without a header, and *none*
+    # of them is a number: a data row with one missing or mistyped value ("?", "NA") is data,
+    # to be refused later, not a header to drop
+    features = [cell for j, cell in enumerate(first) if cell and j != label_index]
+    if features and not any(_is_number(cell) for cell in features):
+        return "names"
+    # every cell its own 0-based position: pandas' numbered header ("0,1,2"), whatever the
+    # label cell ("2" may also be a class: classes 1/2 with -1 for unknown)
+    if first == [str(j) for j in range(len(first))]:
+        return "numbers"
+    if label_index is not None and _numbered_header(features, first[label_index], rows,
+                                                    label_index):
+        return "numbers"
+    return None
 
 
 def _check_commas(path, first):
@@ -190,22 +223,27 @@ def _read_npz(path, label_column):
     return X, np.array([str(v).strip() for v in labels])
 
 
-def load_data_file(path, label_column, unknown, n=None, seed=0, return_rows=False):
+def load_data_file(path, label_column, unknown, n=None, seed=0, return_rows=False, notes=None):
     """A user's CSV/NPZ file as ``(X, y_known, classes)`` for a semi-supervised problem
     (``(X, y_known, classes, rows)`` with ``return_rows``: the 0-based data-row numbers kept,
     in file order, header not counted).
 
     Rows whose label equals ``unknown`` (compared as text, or as numbers when both parse) are
     unlabeled; the other labels must form exactly two classes, the first in sorted order
-    becoming -1 and the second +1. ``label_column`` None means the last CSV column, or an NPZ
-    file's only 1-D array (else the last column of its single 2-D array). Features are
-    standardized. With ``n``, ``n`` rows are drawn at random (``seed``). Raises
+    becoming -1 and the second +1 (an empty label cell is no class: with ``unknown`` other
+    than '' it is refused). ``label_column`` None means the last CSV column, or an NPZ
+    file's only 1-D array (else the last column of its single 2-D array). A CSV header whose
+    first cell is empty (pandas' index) has that column left out. Features are standardized.
+    With ``n``, ``n`` rows are drawn at random (``seed``). What the reader left out or took
+    for a header is said in one-line notes appended to ``notes`` (a list). Raises
     :class:`DataFileError` (a ``ValueError``) with a one-line message for anything that does
     not fit.
     """
     try:
-        reader = _read_npz if str(path).lower().endswith(".npz") else _read_csv
-        X, labels = reader(path, label_column)
+        if str(path).lower().endswith(".npz"):
+            X, labels = _read_npz(path, label_column)
+        else:
+            X, labels = _read_csv(path, label_column, notes)
     except DataFileError:
         raise
     except (OSError, UnicodeDecodeError, ValueError, EOFError, zipfile.BadZipFile) as exc:
@@ -223,28 +261,64 @@ def load_data_file(path, label_column, unknown, n=None, seed=0, return_rows=Fals
             return a == b
 
     unlabeled = np.array([same(v, str(unknown)) for v in labels])
+    classes = _two_classes(path, labels, unlabeled, unknown)
     rows = np.arange(len(labels))
     if n is not None:
         if not 4 <= n <= len(labels):
             raise DataFileError(f"--n must be between 4 and {len(labels)} for {path}; got {n}")
         keep = np.sort(np.random.default_rng(seed).permutation(len(labels))[:n])
+        # a subset may lose a class or every unknown row: say that --n drew it
+        drawn = _drawn(n, seed, classes, (labels, unlabeled), (labels[keep], unlabeled[keep]))
         X, labels, unlabeled, rows = X[keep], labels[keep], unlabeled[keep], rows[keep]
-    classes = sorted(set(labels[~unlabeled].tolist()), key=lambda v: (_as_number(v), v))
-    if len(classes) != 2:
-        raise DataFileError(f"{path}: the known labels must form exactly two classes (rows "
-                            f"marked {unknown!r} are unknown); found {classes[:10]}")
-    if not unlabeled.any():
-        raise DataFileError(f"{path}: no row is marked unknown ({unknown!r}); nothing to learn")
+        classes = _two_classes(path, labels, unlabeled, unknown, drawn)
     y_known = np.where(unlabeled, 0.0, np.where(labels == classes[1], 1.0, -1.0))
     X = standardize_columns(X)
     return (X, y_known, classes, rows) if return_rows else (X, y_known, classes)
+
+
+def _two_classes(path, labels, unlabeled, unknown, drawn=""):
+    """The two class names of the known ``labels`` (those not ``unlabeled``), sorted (numbers
+    by value); a :class:`DataFileError` unless they are two, none is empty and some row is
+    unknown. ``drawn``: how ``--n`` drew these rows (:func:`_drawn`), added to the message."""
+    classes = sorted(set(labels[~unlabeled].tolist()), key=lambda v: (_as_number(v), v))
+    empty = int(np.sum((labels == "") & ~unlabeled))
+    if empty:  # pandas writes a missing label (NaN) as an empty cell
+        rows = f"{empty} rows have" if empty > 1 else "1 row has"
+        raise DataFileError(f"{path}: {rows} an empty label cell, which names no "
+                            "class (pandas writes a missing label, NaN, as an empty cell); to "
+                            f"mark them unknown give --unknown '' (rows marked {unknown!r} are "
+                            f"unknown now; known labels found: {classes[:10]})")
+    if len(classes) != 2:
+        raise DataFileError(f"{path}: the known labels must form exactly two classes (rows "
+                            f"marked {unknown!r} are unknown); found {classes[:10]}{drawn}")
+    if not unlabeled.any():
+        raise DataFileError(f"{path}: no row is marked unknown ({unknown!r}); nothing to "
+                            f"learn{drawn}")
+    return classes
+
+
+def _drawn(n, seed, classes, whole, part):
+    """The part of a message saying that ``--n`` drew the rows ``part`` from ``whole`` (each a
+    pair: labels, unlabeled mask), with the rows of each class and the unknown rows in both;
+    '' when ``--n`` kept every row."""
+    if len(part[0]) == len(whole[0]):
+        return ""
+
+    def counts(labels, unlabeled):
+        return [int(np.sum((labels == c) & ~unlabeled)) for c in classes] + [int(unlabeled.sum())]
+
+    (a, b, u), (wa, wb, wu) = counts(*part), counts(*whole)
+    return (f"; --n {n} drew {n} of the file's {len(whole[0])} rows (--seed {seed}): {a} "
+            f"labeled {classes[0]!r}, {b} labeled {classes[1]!r} and {u} unknown, against "
+            f"{wa}, {wb} and {wu} in the whole file; give a larger --n or another --seed")
 
 
 def _numbered_header(features, label, rows, label_index):
     """Whether a first row whose feature cells are numbers is still a header: the columns
     numbered in order from 0 or 1 (``pandas.DataFrame(X).to_csv``), at least two of them, and
     a label cell that is no number and no other row's label (a data row's label names a class
-    that other rows share)."""
+    that other rows share). A header numbering every column from 0, the label cell included,
+    is recognised by :func:`_header_kind` before this."""
     try:
         numbers = [int(cell) for cell in features]
     except ValueError:
@@ -271,19 +345,21 @@ def _as_number(v):
         return float("inf")
 
 
-def _build_problem(args):
+def _build_problem(args, notes=None):
     """The problem the options describe, the input row number of each of its points, and the
-    class names that the labels -1 and +1 stand for."""
+    class names that the labels -1 and +1 stand for. ``notes`` (a list) receives what the
+    data file's reader left out or took for a header, one line each."""
     import weakcvx as wc
 
     if args.data is not None:
         X, y_known, classes, rows = load_data_file(args.data, args.label_column, args.unknown,
-                                                   n=args.n, seed=args.seed, return_rows=True)
+                                                   n=args.n, seed=args.seed, return_rows=True,
+                                                   notes=notes)
         gamma = args.gamma if args.gamma is not None else "mean_distance"
         C = 1.0 if args.C is None else args.C
         K = wc.kernels.rbf(X, gamma=gamma)
         name = (f"{args.data}: {len(X)} rows, {int(np.sum(y_known != 0))} labeled "
-                f"(-1 = {classes[0]!r}, +1 = {classes[1]!r})")
+                f"(-1 = {classes[0]!r}, +1 = {classes[1]!r}){_loss_words(args)}")
         labelset = wc.labelsets.SemiSupervised(y_known, check_convention=False)
         problem = wc.WeakLabelProblem(K, labelset, formulation=_formulation(args, C), name=name)
         return problem, rows, classes
@@ -324,7 +400,16 @@ def _build_problem(args):
         name = f"UCI {args.dataset}, n={args.n} (subsampled), {args.labeled} labeled"
     K = wc.kernels.rbf(X, gamma=gamma)
     return wc.WeakLabelProblem(K, labelset, formulation=_formulation(args, C), y_true=y_true,
-                               name=name), rows, classes
+                               name=name + _loss_words(args)), rows, classes
+
+
+def _loss_words(args):
+    """The end of a problem's name for ``--loss`` other than the hinge and ``--offset`` (the
+    title, the CSV's problem column and the JSON tell such runs from hinge runs)."""
+    loss = getattr(args, "loss", "hinge")
+    words = ([] if loss == "hinge" else [f"{loss} loss"]) + \
+        (["offset"] if getattr(args, "offset", False) else [])
+    return "".join(f", {w}" for w in words)
 
 
 def _formulation(args, C):
@@ -418,12 +503,15 @@ def _cmd_compare(args):
     if message is not None:
         print(f"weakcvx compare: {message}", file=sys.stderr)
         return 2
+    notes = []
     try:
-        problem, rows, classes = _build_problem(args)
+        problem, rows, classes = _build_problem(args, notes)
     except ValueError as exc:
         print(f"weakcvx compare: {exc}", file=sys.stderr)
         return 2
     print(f"{problem!r}", flush=True)
+    for note in notes:  # what the data file's reader left out or took for a header
+        print(f"note: {note}", flush=True)
     from .estimators._base import verbose_logging
 
     # progress on stderr: each method as it starts and ends, the branch and bound every second
@@ -619,7 +707,8 @@ def _add_compare_parser(sub):
                    "gap-clusters, or a shipped UCI set subsampled to --n points ("
                    + ", ".join(_datasets()[len(SYNTHETIC):]) + ")")
     p.add_argument("--data", metavar="FILE", default=None,
-                   help="your own data instead of --dataset: a CSV file (header row optional) "
+                   help="your own data instead of --dataset: a CSV file (header row optional; "
+                   "a first column with an empty header, pandas' index, is left out) "
                    "or an NPZ file; features are numeric columns, one column holds the labels "
                    "(two classes, and the --unknown marker for unlabeled rows); features are "
                    "standardized, RBF kernel with gamma = 1 / mean squared distance")
@@ -630,7 +719,8 @@ def _add_compare_parser(sub):
                    "of the file's single 2-D array")
     p.add_argument("--unknown", metavar="MARKER", default=None,
                    help="with --data: the label value of unlabeled rows (default '?'; e.g. "
-                   "0, -1, nan or an empty string '')")
+                   "0, -1, nan, or '' for empty cells: pandas writes NaN to CSV as an empty "
+                   "cell)")
     p.add_argument("--n", type=int, default=None,
                    help="number of points (default 16 for built-in problems; with --data, "
                    "every row unless --n draws a random subset)")
