@@ -20,21 +20,68 @@ def test_mean_squared_spread_sparse_matches_the_dense_definition(fmt):
         S = sp.csr_matrix((vals / 2, (rows, cols)), shape=X.shape)
         S.has_canonical_format = False
     elif fmt == "unsorted":  # CSR, each row's entries reversed and stored twice at half value
-        csr = X.tocsr()
-        data, indices, indptr = [], [], [0]
-        for r in range(csr.shape[0]):
-            row = slice(csr.indptr[r], csr.indptr[r + 1])
-            d, j = csr.data[row][::-1] / 2, csr.indices[row][::-1]
-            data += [d, d]
-            indices += [j, j]
-            indptr.append(indptr[-1] + 2 * len(d))
-        S = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr)),
-                          shape=csr.shape)
-        assert not S.has_canonical_format
+        S = _unsorted_duplicates(X.tocsr())
     else:
         S = X.asformat(fmt)
     assert kernels.mean_squared_spread(S) == pytest.approx(expected, rel=1e-12)
     assert kernels.mean_squared_spread(dense) == pytest.approx(expected, rel=1e-12)
+
+
+def _unsorted_duplicates(csr):
+    """The same matrix as CSR with each row's entries reversed and stored twice at half value
+    (not canonical: unsorted indices and duplicate entries)."""
+    import scipy.sparse as sp
+
+    data, indices, indptr = [], [], [0]
+    for r in range(csr.shape[0]):
+        row = slice(csr.indptr[r], csr.indptr[r + 1])
+        d, j = csr.data[row][::-1] / 2, csr.indices[row][::-1]
+        data += [d, d]
+        indices += [j, j]
+        indptr.append(indptr[-1] + 2 * len(d))
+    S = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.array(indptr)),
+                      shape=csr.shape)
+    assert not S.has_canonical_format
+    return S
+
+
+@pytest.mark.parametrize("fmt", ["csr", "unsorted duplicates", "far from the origin"])
+def test_rbf_of_sparse_rows_is_the_dense_kernel_and_symmetric(fmt):
+    """Sparse rows (the sparse-product path) against the kernel of their dense copies written
+    out, exp(−γ Σ_k (x_ik − z_jk)²); the training kernel is symmetric to the bit with a unit
+    diagonal, and rows far from the origin (the expansion would lose digits) take the centred
+    dense path."""
+    import scipy.sparse as sp
+
+    X = sp.random(50, 400, density=0.02, format="csr", random_state=4)
+    Z = sp.random(7, 400, density=0.02, format="csr", random_state=5)
+    if fmt == "far from the origin":  # a column of 1e4: the mean's norm dwarfs the spread
+        X, Z = (sp.hstack([M, sp.csr_matrix(np.full((M.shape[0], 1), 1e4))]).tocsr()
+                for M in (X, Z))
+        assert not kernels._near_origin(X)
+    elif fmt == "unsorted duplicates":
+        X, Z = _unsorted_duplicates(X), _unsorted_duplicates(Z)
+    dense_X, dense_Z = X.toarray(), Z.toarray()
+    gamma = 0.8
+    written = np.exp(-gamma * ((dense_X[:, None, :] - dense_Z[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(kernels.rbf(X, Z, gamma=gamma), written, rtol=0, atol=1e-12)
+    K = kernels.rbf(X, gamma=gamma)
+    assert np.array_equal(K, K.T)
+    written = np.exp(-gamma * ((dense_X[:, None, :] - dense_X[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(K, written, rtol=0, atol=1e-12)
+    if fmt != "far from the origin":
+        np.testing.assert_array_equal(np.diag(K), 1.0)
+
+
+def test_row_sq_norms_of_sparse_rows():
+    import scipy.sparse as sp
+
+    X = sp.random(30, 20, density=0.2, format="csr", random_state=6)
+    X = sp.vstack([sp.csr_matrix((2, 20)), X, sp.csr_matrix((1, 20))]).tocsr()  # empty rows
+    expected = (X.toarray() ** 2).sum(1)
+    np.testing.assert_allclose(kernels.row_sq_norms(X), expected, rtol=1e-14)
+    np.testing.assert_allclose(kernels.row_sq_norms(_unsorted_duplicates(X)), expected,
+                               rtol=1e-14)
 
 
 @pytest.mark.filterwarnings("ignore:Solver terminated early")

@@ -508,3 +508,32 @@ def test_factor_path_takes_the_kernel_paths_steps(monkeypatch):
     np.testing.assert_allclose(factor.decision_function(X), dense.decision_function(X),
                                rtol=1e-8, atol=1e-8)
     assert factor.objective_ == pytest.approx(dense.objective_, rel=1e-8)
+
+
+@pytest.mark.parametrize("factor", [False, True])
+def test_sparse_rows_with_the_rbf_kernel_give_the_dense_model_without_a_dense_copy(
+        monkeypatch, factor):
+    """The RBF default on sparse rows: scaled without centring (distances unchanged), the kernel
+    from sparse products, the model's support rows kept sparse; the same steps as on the dense
+    rows, so the same decision function to rounding, on the kernel path and on the factor path
+    (forced at 120 rows)."""
+    import weakcvx.estimators._base as base
+
+    rng = np.random.RandomState(1)
+    Xs = sp.random(120, 300, density=0.03, random_state=rng, format="csr")
+    y = rng.randint(0, 3, 120)
+    Xs = (Xs + sp.csr_matrix((np.ones(120), (np.arange(120), 3 * y)), shape=Xs.shape)).tocsr()
+    C = wc.datasets.make_partial_labels(y, 2, 0.5, random_state=0)
+    if factor:
+        monkeypatch.setattr(base, "RBF_FACTOR_MIN_ROWS", 10)
+    sparse = wc.PartialLabelSVM(random_state=0).fit(Xs, C)
+    dense = wc.PartialLabelSVM(random_state=0).fit(Xs.toarray(), C)
+    assert sp.issparse(sparse.X_fit_) and not sp.issparse(dense.X_fit_)
+    assert (sparse.kernel_rank_ is not None) == factor
+    np.testing.assert_allclose(sparse.decision_function(Xs), dense.decision_function(Xs),
+                               rtol=1e-8, atol=1e-8)
+    assert sparse.objective_ == pytest.approx(dense.objective_, rel=1e-8)
+    # either model on either kind of rows: the stored rows are scaled, not centred, in both
+    for model in (sparse, dense):
+        np.testing.assert_allclose(model.decision_function(Xs.toarray()),
+                                   model.decision_function(Xs), rtol=1e-8, atol=1e-8)

@@ -101,6 +101,8 @@ def _sq_dists(X, Y):
     features) are not copied."""
     check_dense_size(X.shape[0], Y.shape[0], "distance matrix")
     same = Y is X
+    if sp.issparse(X) and sp.issparse(Y) and _near_origin(Y):
+        return _sparse_sq_dists(X, X if same else Y)
     X = X.toarray() if sp.issparse(X) else X
     Y = X if same else (Y.toarray() if sp.issparse(Y) else Y)
     if Y.shape[0]:
@@ -111,10 +113,14 @@ def _sq_dists(X, Y):
             Y = X if same else Y - centre
     XX = np.einsum("ij,ij->i", X, X)[:, None]
     YY = np.einsum("ij,ij->i", Y, Y)[None, :]
-    D = X @ Y.T
-    # (‖x_i‖² + ‖y_j‖²) − 2 x_i·y_j by blocks of rows: the sum is formed first, so that
-    # k(x, x') = k(x', x) holds exactly (check_kernel_matrix then keeps K without a symmetric
-    # copy), and the temporaries are block × m, not n × m
+    return _distances_from_products(X @ Y.T, XX, YY)
+
+
+def _distances_from_products(D, XX, YY):
+    """``‖x_i‖² + ‖y_j‖² − 2 x_i·y_j`` in place of the products ``D``, clipped at 0, by blocks
+    of rows: the sum is formed first, so that k(x, x') = k(x', x) holds exactly
+    (check_kernel_matrix then keeps K without a symmetric copy), and the temporaries are
+    block × m, not n × m."""
     for i in range(0, D.shape[0], _DIST_BLOCK):
         rows = D[i:i + _DIST_BLOCK]
         total = XX[i:i + _DIST_BLOCK] + YY
@@ -122,6 +128,58 @@ def _sq_dists(X, Y):
         rows += total
     np.maximum(D, 0.0, out=D)
     return D
+
+
+def _near_origin(Y):
+    """Whether the sparse rows ``Y`` lie near the origin for the expansion of
+    :func:`_sq_dists`: the squared norm of their mean at most ``_CENTRE_RATIO`` times their
+    mean squared distance to it (text rows: about 0.1). Rows farther out are centred on dense
+    copies, as dense rows are."""
+    if Y.shape[0] == 0:
+        return True
+    mean = np.asarray(Y.sum(axis=0)).ravel() / Y.shape[0]
+    return float(mean @ mean) <= _CENTRE_RATIO * mean_squared_spread(Y)
+
+
+def _sparse_sq_dists(X, Y):
+    """:func:`_sq_dists` of sparse rows ``X`` and ``Y`` (``Y is X`` for the training kernel),
+    from the sparse product ``X Yᵀ`` and the rows' squared norms: only the n × m result is
+    dense, never a dense copy of the rows (3,000 tf-idf rows of 20,000 words: 72 MB instead of
+    480 MB each)."""
+    same = Y is X
+    X = _canonical(X)
+    Y = X if same else _canonical(Y)
+    XX = row_sq_norms(X)[:, None]
+    YY = XX.T if same else row_sq_norms(Y)[None, :]
+    D = _distances_from_products((X @ Y.T).toarray(), XX, YY)
+    if same:  # ‖x − x‖² = 0 (the expansion leaves round-off there)
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+def _canonical(X):
+    """CSR ``X`` with sorted indices and no duplicate entries (a copy only when it has
+    either): the product ``X Xᵀ`` then sums each entry's terms in the same order as its
+    transpose's, so the kernel is symmetric to the bit, and :func:`row_sq_norms` holds."""
+    X = sp.csr_matrix(X)
+    if X.has_canonical_format:
+        return X
+    X = X.copy()
+    X.sum_duplicates()
+    return X
+
+
+def row_sq_norms(X):
+    """``‖x_i‖²`` of the rows of a sparse CSR ``X`` (one pass over its stored entries).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> row_sq_norms(sp.csr_matrix([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [25.0, 0.0]
+    """
+    X = _canonical(X)
+    return np.add.reduceat(np.r_[X.data * X.data, 0.0], X.indptr[:-1]) * (np.diff(X.indptr) > 0)
 
 
 def _sparse_sum_of_squares(X):

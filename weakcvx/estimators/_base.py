@@ -462,6 +462,11 @@ class KernelModelMixin:
     #: Whether :meth:`_problem_inputs` warns on unscaled features with the linear kernel
     #: (estimators with a check of their own turn it off).
     _warn_unscaled_linear = True
+    #: Kernels that take sparse ``X`` as it is (the others get a dense copy in
+    #: :meth:`_validate_X`): the linear kernel everywhere; an estimator whose every use of the
+    #: rows goes through :func:`weakcvx.kernels.rbf` adds ``"rbf"`` (sparse products, only the
+    #: kernel itself dense).
+    _sparse_kernels = ("linear",)
 
     def _validate_params(self):
         """scikit-learn's parameter check, and ``gamma`` not a bool (an ``Interval`` of reals
@@ -481,14 +486,15 @@ class KernelModelMixin:
         return tags
 
     def _validate_X(self, X, reset=True):
-        """``X`` checked as scikit-learn does; sparse ``X`` stays sparse (CSR) with the linear
-        kernel, and the other kernels, computed from dense rows, get a dense copy within the
-        memory budget (``MemoryBudgetError`` above it, naming the linear kernel)."""
+        """``X`` checked as scikit-learn does; sparse ``X`` stays sparse (CSR) with the kernels
+        of ``_sparse_kernels`` (the linear kernel), and the other kernels, computed from dense
+        rows, get a dense copy within the memory budget (``MemoryBudgetError`` above it, naming
+        the linear kernel)."""
         X = validate_X(self, X, reset=reset, accept_sparse="csr", dtype=np.float64,
                        ensure_min_samples=2 if reset else 1)
         if reset and self.kernel != "precomputed":
             warn_if_rows_identical(type(self).__name__, X)
-        if self.kernel != "linear" and sp.issparse(X):
+        if self.kernel not in self._sparse_kernels and sp.issparse(X):
             check_dense_size(X.shape[0], X.shape[1], what="copy of the sparse `X` (the "
                              f"{self.kernel!r} kernel is computed from dense rows)",
                              advice="Use the linear kernel (kernel='linear'), which keeps "

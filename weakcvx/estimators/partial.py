@@ -178,7 +178,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     solver : {"pegasos", "cccp"}, default="pegasos"
         ``"pegasos"``: PL-Pegasos (the paper's Algorithm 1), mini-batch stochastic sub-gradient
         with step ``1/(λt)`` and projection on the ball of radius ``1/√λ``; vectorised over the
-        batch; sparse input stays sparse with the linear kernel; the kernel form keeps one
+        batch; sparse input stays sparse with the linear and RBF kernels; the kernel form keeps one
         coefficient per (point, class). ``"cccp"``: the concave-convex procedure with every
         convex step solved in CVXPY — the slow reference for small data (dense features, or a
         factor of the kernel matrix).
@@ -255,8 +255,9 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Columns of the kernel factor on the factor path (see ``kernel``); None otherwise.
     mean_, scale_ : ndarray of shape (n_features,)
         The standardization ``(x − mean_) / scale_`` applied inside ``fit`` (zeros and ones
-        when ``standardize=False``; ``mean_`` is 0 when ``intercept_scaling=0``; a constant
-        feature keeps ``scale_`` 1).
+        when ``standardize=False``; ``mean_`` is 0 when ``intercept_scaling=0`` and with the
+        RBF kernel, whose distances a shift does not change; a constant feature keeps
+        ``scale_`` 1).
     transduction_ : ndarray of shape (n_samples,)
         The disambiguated class of every training point, ``argmax_{c ∈ Y_i} s_ic``.
     objective_ : float
@@ -291,7 +292,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     The kernel form stores the training kernel matrix (O(n²) memory) below
     ``RBF_FACTOR_MIN_ROWS`` rows and a factor of at most 1,000 columns above; the linear
-    kernel keeps sparse input sparse at any size.
+    and RBF kernels keep sparse input sparse at any size (the RBF kernel from sparse products
+    of the rows, scaled without centring, which leaves its distances as they are).
 
     References
     ----------
@@ -319,6 +321,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     #: Peak of ``fit`` in n × n arrays, by ``tracemalloc``, rounded up (see KernelModelMixin;
     #: docs/design.rst §7).
     _fit_kernel_copies = 3
+    #: Sparse rows stay sparse with the RBF kernel too: every use of the rows (the width, the
+    #: kernel, its factor's columns, prediction) goes through ``kernels.rbf``, and scaling
+    #: without centring leaves its distances as they are.
+    _sparse_kernels = ("linear", "rbf")
 
     _parameter_constraints = {
         "solver": [StrOptions({"pegasos", "cccp"})],
@@ -374,14 +380,16 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_standardization(self, X):
         """Set ``mean_`` and ``scale_`` from the training ``X`` and return it standardized
-        (sparse ``X``: scaled only; the centering is left to the solver, see ``_center``)."""
+        (sparse ``X``: scaled only; the centering is left to the solver, see ``_center``; the
+        RBF kernel: scaled only, its distances do not depend on a shift, so that sparse and
+        dense rows meet the same stored rows at prediction)."""
         d = X.shape[1]
         self.mean_, self.scale_ = np.zeros(d), np.ones(d)
         if not self.standardize:
             return X
         mean, self.scale_ = standardization(X)
-        if float(self.intercept_scaling) > 0:  # sparse: PL-Pegasos centers implicitly
-            self.mean_ = mean
+        if float(self.intercept_scaling) > 0 and self.kernel != "rbf":
+            self.mean_ = mean  # sparse: PL-Pegasos centers implicitly
         return self._standardized(X)
 
     def _standardized(self, X):
