@@ -635,7 +635,9 @@ def label_generation(problem, oracle="sorting", initial=None, epsilon=1e-3, tol=
         The label set the policy's principal challengers are rounded and polished in
         (:func:`round_relaxation`; default: the problem's), a wider set over the same points:
         ``S3VM`` passes its balance widened to the range between the labeled class ratio and
-        its default estimate (docs/methods/s3vm.rst, "Principal-direction challengers").
+        its default estimate (docs/methods/s3vm.rst, "Principal-direction challengers"). The
+        result's ``labels`` are then an element of that set, and ``upper_bound`` bounds the
+        problem over it, not necessarily over the problem's own set.
     verbose : int
         Log one line per round at INFO level on ``logging.getLogger("weakcvx")`` when > 0.
     callback : callable, optional
