@@ -584,7 +584,8 @@ def branch_and_bound_s3vm(K, y_known, C=10.0, n_positive=None, max_nodes=None, t
     max_nodes : int, optional
         Stop after this many nodes (node SVMs solved).
     time_limit : float, optional
-        Stop after this many seconds.
+        Stop the search after this many seconds (a search stopped before any leaf then pays
+        one more SVM solve on every point for the labels it returns).
     verbose : int
         ``1``: progress lines on ``logging.getLogger("weakcvx")`` (INFO, at most one a second)
         and every new incumbent; ``2``: also a ``tqdm`` bar of the nodes (the loop of
