@@ -1012,9 +1012,12 @@ def _p1_space(K, features, C, solver, svm_tol, svm_max_iter):
 def _warn_max_iter(max_iter, change, eps, p1_solver, p2_solver):
     """The ``ConvergenceWarning`` of an alternation stopped by ``max_iter`` before ε."""
     warn(f"β-SVM alternation (P1 {p1_solver!r}, P2 {p2_solver!r}) did not converge, "
-         f"status 'max_iter': stopped at max_iter={max_iter}; final change "
-         f"‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = {eps:.3g}. Increase max_iter or tol.",
-         ConvergenceWarning)
+         f"status 'max_iter': stopped at max_iter={max_iter} while the hypothesis still moved "
+         f"(final change ‖hᵗ − hᵗ⁻¹‖ = {change:.3g} > ε = {eps:.3g}); the last iterate is "
+         "returned. The paper's alternation has no convergence guarantee and can wander "
+         "before it settles or cycles (docs/methods/beta.rst): a larger max_iter lets it end "
+         "in a cycle (a user probe, 6,000 rows: the same accuracy at max_iter=100), a larger "
+         "tol stops it sooner.", ConvergenceWarning)
 
 
 # --------------------------------------------------------------------------------------------
