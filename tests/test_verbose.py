@@ -54,3 +54,16 @@ def test_proportion_svm_logs_one_line_per_restart(capsys):
     assert sum("restart seed=" in line for line in lines) == 3
     assert sum("the start's run done in" in line for line in lines) == 1
     assert not any("stopped at its" in line for line in lines)
+
+
+def test_multi_instance_svm_logs_its_width_and_factor(capsys, monkeypatch):
+    """On many instances the width selection and the kernel factor take a good part of the fit:
+    verbose says what they chose and how long they took (a user probe saw three lines in a
+    20-second fit)."""
+    import weakcvx.kernels as kernels
+
+    monkeypatch.setattr(kernels, "EXACT_FACTOR_LIMIT", 50)
+    bags, y, _ = wc.datasets.make_mil_roi(n_bags=20, random_state=0)
+    wc.MultiInstanceSVM(verbose=1, random_state=0).fit(bags, y)
+    err = capsys.readouterr().err
+    assert "gamma='select' chose" in err and "pivoted-Cholesky factor of the kernel of" in err

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import numbers
+import time
 from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -23,6 +25,8 @@ from ._base import (KERNEL_CONSTRAINTS, LOW_RANK_COPIES, KernelModelMixin, integ
                     spread_scaled_cost, verbose_logging)
 
 __all__ = ["MultiInstanceSVM", "check_bags", "select_gamma"]
+
+logger = logging.getLogger("weakcvx")
 
 #: Default label-generation rounds (see ``MultiInstanceSVM``'s ``max_iter``).
 MIL_ROUNDS = 3
@@ -554,6 +558,25 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         s = float(self.intercept_scaling)
         return {"features": np.hstack([R, np.full((X.shape[0], 1), s)]) if s > 0 else R}
 
+    def _kernel_inputs(self, X, labelset, seed):
+        """The width (``gamma="select"``) and the problem's kernel or factor, each logged with
+        its time at ``verbose`` (on many instances they take a good part of the fit)."""
+        self._selected_gamma = None
+        if self.gamma == "select" and self.kernel == "rbf":
+            start, base = time.perf_counter(), kernels.resolve_gamma(X, "scale")
+            self._selected_gamma = select_gamma(X, labelset.bag_index, labelset.bag_labels,
+                                                base, random_state=seed)
+            logger.info("MultiInstanceSVM: gamma='select' chose %.4g (%g times 'scale') in "
+                        "%.1f s", self._selected_gamma, self._selected_gamma / base,
+                        time.perf_counter() - start)
+        start = time.perf_counter()
+        inputs = self._problem_inputs(X)
+        if self._pivots is not None:
+            logger.info("MultiInstanceSVM: a rank-%d pivoted-Cholesky factor of the kernel of "
+                        "%d instances in %.1f s", len(self._pivots), X.shape[0],
+                        time.perf_counter() - start)
+        return inputs
+
     def _max_rank(self, n):
         """The factor's column cap for ``n`` training instances (``max_rank``; ``None``: ``n //
         RANK_INSTANCES`` clipped to ``[RANK_MIN, RANK_MAX]``)."""
@@ -613,12 +636,8 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         labelset = KeyInstances(bag_ids, bag_labels, n_key=self.n_key) \
             if self.variant == "MI" else InstanceLabels(bag_ids, bag_labels)
         seed = integer_seed(self.random_state)
-        self._selected_gamma = None
-        if self.gamma == "select" and self.kernel == "rbf":
-            self._selected_gamma = select_gamma(
-                X, labelset.bag_index, labelset.bag_labels, kernels.resolve_gamma(X, "scale"),
-                random_state=seed)
-        inputs = self._problem_inputs(X)
+        with verbose_logging(self.verbose):
+            inputs = self._kernel_inputs(X, labelset, seed)
         self.gamma_ = self._gamma
         # the label sets read a pair as (cost of a positive bag's slot, of a negative instance)
         self.costs_ = self.costs(X)
