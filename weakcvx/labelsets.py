@@ -236,22 +236,24 @@ class LabelSet:
     def _set_count_constraints(self, fixed, groups):
         """Store ``(fixed, groups)`` and the arrays the vectorised oracle needs.
 
+        Bounds beyond a group (``lo < 0``, ``hi > |G|``) bind nothing and are stored as
+        ``max(lo, 0)`` and ``min(hi, |G|)``, the same set.
+
         Raises
         ------
         ValueError
-            When a group's bounds are not ``0 <= lo <= hi <= |G|`` (``lo > hi``: ``B`` would
-            be empty).
+            When a group allows no count, ``max(lo, 0) > min(hi, |G|)``: ``B`` would be empty.
         """
-        for k, (idx, lo, hi) in enumerate(groups):
-            if not 0 <= int(lo) <= int(hi) <= len(idx):
-                empty = "leave {} empty".format(type(self).__name__) if lo > hi or lo > len(idx) \
-                    else "are out of range"
-                raise ValueError(f"The count constraints {empty}: group {k} ({len(idx)} points) "
-                                 f"must hold between {lo} and {hi} positives. Expected "
-                                 f"0 <= lo <= hi <= {len(idx)}.")
+        bounds = [(max(int(lo), 0), min(int(hi), len(idx))) for idx, lo, hi in groups]
+        for k, ((idx, lo, hi), (low, high)) in enumerate(zip(groups, bounds)):
+            if low > high:
+                raise ValueError(f"The count constraints leave {type(self).__name__} empty: "
+                                 f"group {k} ({len(idx)} points) must hold between {lo} and "
+                                 f"{hi} positives. Expected lo <= hi, lo <= {len(idx)} and "
+                                 "hi >= 0.")
         self._fixed = np.asarray(fixed, dtype=np.int64)
-        self._groups = [(np.asarray(idx, dtype=np.int64), int(lo), int(hi))
-                        for idx, lo, hi in groups]
+        self._groups = [(np.asarray(idx, dtype=np.int64), low, high)
+                        for (idx, _, _), (low, high) in zip(groups, bounds)]
         sizes = np.array([len(idx) for idx, _, _ in self._groups], dtype=np.int64)
         self._free = np.concatenate([idx for idx, _, _ in self._groups] + [np.zeros(0, np.int64)])
         self._group_of_free = np.repeat(np.arange(len(self._groups)), sizes)
