@@ -268,3 +268,36 @@ def test_indefinite_precomputed_kernel_is_refused(name):
     indefinite kernel (the dual is then not concave); now all refuse it by name."""
     with pytest.raises(ValueError, match="`X` must be positive semi-definite.*eigenvalue"):
         _fit(name, _perturbed_kernel(1e-3), Y, kernel="precomputed")
+
+
+def test_features_on_very_different_scales_warn_once_for_the_rbf_kernel():
+    """Raw pima (insulin's standard deviation 7-8 times the median feature's): the RBF
+    estimators that take the features as given warn once, naming the column; standardized
+    features, the linear kernel and the estimators that standardize inside fit do not."""
+    import warnings
+
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = wc.datasets.load_uci("pima", standardize=False)
+    X, y = X[:150], (y[:150] > 0).astype(int)
+    y_semi = np.where(np.arange(150) % 10 == 0, y, -1)
+
+    def messages(fit):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit()
+        return [str(w.message) for w in caught if "widest feature" in str(w.message)]
+
+    std = X.std(axis=0)
+    ratio = f"{std.max() / np.median(std[std > 0]):.3g}"  # 7.32 on these 150 rows
+    for est in (wc.S3VM(random_state=0), wc.BetaSVM(random_state=0)):
+        found = messages(lambda: est.fit(X, y_semi))
+        assert len(found) == 1 and "(column 4)" in found[0] and f"{ratio} times" in found[0]
+    three = np.where(np.arange(150) % 10 == 0, np.arange(150) % 3, -1)
+    assert len(messages(lambda: wc.BetaSVM(random_state=0).fit(X, three))) == 1
+    assert messages(lambda: wc.MaxMarginClustering(random_state=0).fit(X))
+    Z = StandardScaler().fit_transform(X)
+    assert not messages(lambda: wc.S3VM(random_state=0).fit(Z, y_semi))
+    assert not messages(lambda: wc.S3VM(kernel="linear", random_state=0).fit(X, y_semi))
+    candidates = np.c_[y == 0, y == 1] | (np.arange(150) % 2 == 0)[:, None]
+    assert not messages(lambda: wc.PartialLabelSVM(random_state=0).fit(X, candidates))
