@@ -73,17 +73,6 @@ def test_rbf_of_sparse_rows_is_the_dense_kernel_and_symmetric(fmt):
         np.testing.assert_array_equal(np.diag(K), 1.0)
 
 
-def test_row_sq_norms_of_sparse_rows():
-    import scipy.sparse as sp
-
-    X = sp.random(30, 20, density=0.2, format="csr", random_state=6)
-    X = sp.vstack([sp.csr_matrix((2, 20)), X, sp.csr_matrix((1, 20))]).tocsr()  # empty rows
-    expected = (X.toarray() ** 2).sum(1)
-    np.testing.assert_allclose(kernels.row_sq_norms(X), expected, rtol=1e-14)
-    np.testing.assert_allclose(kernels.row_sq_norms(_unsorted_duplicates(X)), expected,
-                               rtol=1e-14)
-
-
 @pytest.mark.filterwarnings("ignore:Solver terminated early")
 @pytest.mark.parametrize("sparse", [False, True])
 def test_resolve_gamma_is_exact_above_the_old_subsample_size(sparse):

@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+from sklearn.utils.extmath import row_norms
 
 from ._validation import check_dense_size, check_real
 
@@ -149,8 +150,8 @@ def _sparse_sq_dists(X, Y):
     same = Y is X
     X = _canonical(X)
     Y = X if same else _canonical(Y)
-    XX = row_sq_norms(X)[:, None]
-    YY = XX.T if same else row_sq_norms(Y)[None, :]
+    XX = row_norms(X, squared=True)[:, None]
+    YY = XX.T if same else row_norms(Y, squared=True)[None, :]
     D = _distances_from_products((X @ Y.T).toarray(), XX, YY)
     if same:  # ‖x − x‖² = 0 (the expansion leaves round-off there)
         np.fill_diagonal(D, 0.0)
@@ -160,26 +161,14 @@ def _sparse_sq_dists(X, Y):
 def _canonical(X):
     """CSR ``X`` with sorted indices and no duplicate entries (a copy only when it has
     either): the product ``X Xᵀ`` then sums each entry's terms in the same order as its
-    transpose's, so the kernel is symmetric to the bit, and :func:`row_sq_norms` holds."""
+    transpose's, so the kernel is symmetric to the bit, and the rows' squared norms are
+    the sums of their stored entries' squares."""
     X = sp.csr_matrix(X)
     if X.has_canonical_format:
         return X
     X = X.copy()
     X.sum_duplicates()
     return X
-
-
-def row_sq_norms(X):
-    """``‖x_i‖²`` of the rows of a sparse CSR ``X`` (one pass over its stored entries).
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> row_sq_norms(sp.csr_matrix([[3.0, 4.0], [0.0, 0.0]])).tolist()
-    [25.0, 0.0]
-    """
-    X = _canonical(X)
-    return np.add.reduceat(np.r_[X.data * X.data, 0.0], X.indptr[:-1]) * (np.diff(X.indptr) > 0)
 
 
 def _sparse_sum_of_squares(X):
