@@ -726,7 +726,8 @@ class SemiSupervised(LabelSet):
 
     def __repr__(self):
         (_, low, high), = self._groups
-        count = f"n_positive={self.n_positive}" if low == high else f"positives in [{low}, {high}]"
+        count = f"n_positive={low}" if low == high == self.n_positive else \
+            f"positives in [{low}, {high}]"
         return f"SemiSupervised(n_samples={self.n_samples}, n_labeled={self.n_labeled}, {count})"
 
 
