@@ -13,14 +13,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels
-from .._validation import (check_classes, check_not_continuous, check_real, memory_budget,
-                           ravel_column, warn)
+from .._validation import (check_classes, check_not_continuous, check_real, ravel_column,
+                           warn)
 from ..api import solve
 from ..cutting_plane import LARGE_N
 from ..labelsets import InstanceLabels, KeyInstances
 from ..local import bag_mean_keys, multi_instance_alternating, positive_bags_start
 from ..problem import WeakLabelProblem
-from ._base import (KERNEL_CONSTRAINTS, LOW_RANK_COPIES, KernelModelMixin, integer_seed,
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, affordable_rank, integer_seed,
                     linear_center, round_cap_is_the_stopping_rule, rounded_labels_model,
                     spread_scaled_cost, verbose_logging)
 
@@ -583,8 +583,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.max_rank is not None:
             return int(self.max_rank)
         # beyond RANK_MIN only as far as the memory budget holds the factor and its copies
-        affordable = memory_budget() // (LOW_RANK_COPIES * 8 * (n + 1))
-        return int(min(RANK_MAX, max(RANK_MIN, min(n // RANK_INSTANCES, affordable))))
+        return int(min(RANK_MAX, max(RANK_MIN, min(n // RANK_INSTANCES, affordable_rank(n)))))
 
     def _predict_in_factor_space(self, X, problem):
         r"""With the low-rank factor, predict with the kernel the model was trained on.
