@@ -154,6 +154,24 @@ def test_positional_proportions_with_string_ids_warn_when_order_is_not_natural()
         check_bags(["bag2", "bag10", "bag2"], {"bag2": 0.5, "bag10": 1.0}, 3)
 
 
+def test_positional_proportions_warn_when_rows_come_bag_by_bag_out_of_id_order():
+    """Rows grouped bag by bag as 3, 3, 1, 1, 2: proportions listed in the rows' order would be
+    read for the wrong bags (bag 1 gets bag 3's). Shuffled rows and rows in the ids' order do
+    not warn; a mapping reads the proportions by id."""
+    import warnings
+
+    bags = [3, 3, 1, 1, 2]
+    with pytest.warns(UserWarning, match=r"rows of X come bag by bag in another order \(3, 1, 2\)"):
+        _, _, p = check_bags(bags, [1.0, 0.0, 0.5], 5)
+    assert p.tolist() == [1.0, 0.0, 0.5]  # read by sorted id, as documented: bag 1 -> 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        _, _, p = check_bags(bags, {3: 1.0, 1: 0.0, 2: 0.5}, 5)
+        assert p.tolist() == [0.0, 0.5, 1.0]
+        check_bags([1, 1, 2, 2, 3], [0.0, 0.5, 1.0], 5)
+        check_bags([3, 1, 3, 2, 1], [0.0, 0.5, 1.0], 5)  # bags interleaved: no rows' order
+
+
 def test_cross_val_score_default_scoring_is_minus_bag_error():
     """With bag targets as y, the estimators' own ``score`` is the bag scorer, so the default
     scoring of cross_val_score works (it gave NaN)."""

@@ -97,6 +97,28 @@ def _warn_unnatural_string_order(ids):
              UserWarning)
 
 
+def _warn_block_order(ids, index):
+    """Warn when positional proportions meet rows grouped bag by bag in an order other than
+    the sorted bag ids' (rows of bags 3, 3, 1, 1, 2, 2): the proportions may have been listed
+    in the order the bags appear, and would then be read for the wrong bags."""
+    if len(ids) < 2:
+        return
+    starts = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+    if len(starts) != len(ids):  # some bag's rows are not contiguous: no order to misread
+        return
+    order = index[starts]
+    if np.all(np.diff(order) > 0):
+        return
+    shown = ", ".join(repr(i) for i in ids[order[:4]].tolist())
+    warn(f"`proportions` is read in the order of the sorted bag ids "
+         f"({', '.join(repr(i) for i in ids[:4].tolist())}{', ...' if len(ids) > 4 else ''}), "
+         f"but the rows of X come bag by bag in another order ({shown}"
+         f"{', ...' if len(ids) > 4 else ''}). If the proportions follow the rows' order, they "
+         f"are assigned to the wrong bags: pass `proportions` as a mapping {{bag id: "
+         f"proportion}} (a dict or a pandas Series indexed by bag id) to make the order "
+         f"explicit.", UserWarning)
+
+
 def _bag_proportions_from_dict(bags, proportions):
     """Proportions given as ``{bag id: p}``: one entry per bag, no bag without rows."""
     present = set(np.unique(bags).tolist())
@@ -128,6 +150,9 @@ def check_bags(bags, proportions, n_samples):
         read *positionally* in the order of the sorted unique bag ids (``np.unique``). With
         string ids that order is lexicographic (``"bag10"`` before ``"bag2"``): a
         ``UserWarning`` is raised when it differs from the natural order; pass a mapping then.
+        A ``UserWarning`` also when the rows come bag by bag in an order other than the sorted
+        ids' (bags ``3, 3, 1, 1``), where proportions listed in the rows' order would be
+        misread.
     n_samples : int
 
     Returns
@@ -184,6 +209,7 @@ def check_bags(bags, proportions, n_samples):
         p = _bag_proportions_from_dict(arr, mapping)
     else:
         _warn_unnatural_string_order(ids)
+        _warn_block_order(ids, index)
         p = as_real_array(proportions, "proportions")
         if p.ndim != 1 or p.shape[0] != len(ids):
             raise ValueError(f"`proportions` must have one entry per bag ({len(ids)} bags, in "
