@@ -273,19 +273,40 @@ def _steps(n, batch_size, max_iter, rng):
             yield epoch, order[start:start + batch_size]
 
 
-def _direction(y_plus, y_minus, violated, k):
-    """The (k, b) matrix A with ``A[y⁺_i, i] = 1``, ``A[y⁻_i, i] = −1`` for violated points, so
-    that ``A X_batch = Σ_{i violated} Φ(x_i, y⁺_i) − Φ(x_i, y⁻_i)`` (as a (k, d) matrix)."""
-    idx = np.flatnonzero(violated)
-    A = np.zeros((k, violated.size))
-    A[y_plus[idx], idx] = 1.0
-    A[y_minus[idx], idx] = -1.0  # y⁻ ∉ Y_i ∋ y⁺, so the two entries never collide
-    return A
+def _batch_direction(S, C, warm):
+    r"""The step of a batch with scores ``S`` (b, k) and candidates ``C`` (b, k).
+
+    Returns ``(D, margin, violated)``: ``violated`` the indices of the points with margin
+    below 1, ``D`` (len(violated), k) their rows of the direction, so that the step adds
+    ``Σ_i D_ic φ(x_i)`` to ``w_c``. The PL loss (``warm=False``): ``D_i = e_{y⁺_i} − e_{y⁻_i}``,
+    margin ``s_{iy⁺} − s_{iy⁻}``. The warm-up loss (``warm=True``): the candidates' mean score
+    in place of their maximum, ``D_i = (1/|Y_i|) Σ_{c∈Y_i} e_c − e_{y⁻_i}``, margin
+    ``mean_{c∈Y_i} s_ic − s_{iy⁻}``. ``⟨D_i, s_i⟩`` is the margin in both."""
+    y_plus, y_minus, margin = _best_pair(S, C)
+    rows = np.arange(S.shape[0])
+    if warm:
+        n_in = C.sum(axis=1)
+        margin = margin - S[rows, y_plus] + np.where(C, S, 0.0).sum(axis=1) / n_in
+    violated = np.flatnonzero(margin < 1.0)  # never a point with every class a candidate
+    D = np.zeros((violated.size, S.shape[1]))
+    at = np.arange(violated.size)
+    if warm:
+        D[:] = C[violated] / n_in[violated, None]
+    else:
+        D[at, y_plus[violated]] = 1.0
+    D[at, y_minus[violated]] -= 1.0  # y⁻ ∉ Y_i, so it never meets a candidate's entry
+    return D, margin, violated
+
+
+def _check_warmup(warmup):
+    if not 0.0 <= warmup <= 1.0:
+        raise ValueError(f"`warmup` must be a fraction of the epochs in [0, 1]. Got "
+                         f"{warmup!r} instead.")
 
 
 @_refuse_overflow
 def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
-                      min_steps=0, center=None, random_state=None, verbose=0):
+                      min_steps=0, center=None, warmup=0.0, random_state=None, verbose=0):
     r"""PL-Pegasos for the linear kernel (Nguyen & Caruana 2008, Algorithm 1), mini-batch.
 
     Step ``t`` draws a batch ``A_t`` (epochs of random permutations), sets ``η_t = 1/(λt)`` and
@@ -347,6 +368,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     """
     _check_lam(lam)
     _check_pegasos_budget(max_iter, batch_size, min_steps)
+    _check_warmup(warmup)
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=float)
@@ -360,6 +382,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     W = np.zeros((k, d))
     W_sum = np.zeros((k, d))
     n_epochs, steps_per_epoch = _n_epochs(n, batch_size, max_iter, min_steps)
+    warm_epochs = warmup * n_epochs
     n_steps = n_epochs * steps_per_epoch
     avg_from = n_steps // 2 + 1 if average else n_steps
     history = []
@@ -368,13 +391,12 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
         t += 1
         Xb = X[batch]
         S = np.asarray(Xb @ W.T) - W @ center
-        y_plus, y_minus, margin = _best_pair(S, candidates[batch])
+        D, _, violated = _batch_direction(S, candidates[batch], epoch < warm_epochs)
         eta = 1.0 / (lam * t)
         W *= 1.0 - eta * lam
-        violated = margin < 1.0
-        if violated.any():
-            A = _direction(y_plus, y_minus, violated, k)
-            W += (eta / batch.size) * (np.asarray(A @ Xb) - np.outer(A.sum(axis=1), center))
+        if violated.size:
+            step = np.asarray(D.T @ Xb[violated]) - np.outer(D.sum(axis=0), center)
+            W += (eta / batch.size) * step
         norm = np.linalg.norm(W)
         if norm > radius:
             W *= radius / norm
@@ -399,7 +421,7 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
 
 @_refuse_overflow
 def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, average=True,
-                      min_steps=0, random_state=None, verbose=0):
+                      min_steps=0, warmup=0.0, random_state=None, verbose=0):
     r"""Kernelised PL-Pegasos: ``w_c = Σ_i B_ic φ(x_i)``, one coefficient per (point, class).
 
     The same steps as :func:`pl_pegasos_linear` written on ``B`` (n, k): scores of a batch are
@@ -442,6 +464,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     """
     _check_lam(lam)
     _check_pegasos_budget(max_iter, batch_size, min_steps)
+    _check_warmup(warmup)
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     K = np.asarray(K, dtype=float)
@@ -452,6 +475,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     B_sum = np.zeros((n, k))
     sq_norm = 0.0
     n_epochs, steps_per_epoch = _n_epochs(n, batch_size, max_iter, min_steps)
+    warm_epochs = warmup * n_epochs
     n_steps = n_epochs * steps_per_epoch
     avg_from = n_steps // 2 + 1 if average else n_steps
     history = []
@@ -463,23 +487,18 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
             last_epoch = epoch
         t += 1
         S = K[batch] @ B
-        y_plus, y_minus, margin = _best_pair(S, candidates[batch])
+        D, margin, viol = _batch_direction(S, candidates[batch], epoch < warm_epochs)
         eta = 1.0 / (lam * t)
         a = 1.0 - eta * lam
         B *= a
-        viol = np.flatnonzero(margin < 1.0)
         inner = g_norm = 0.0
         if viol.size:
             c = eta / batch.size
-            idx = batch[viol]
-            yp, ym = y_plus[viol], y_minus[viol]
-            np.add.at(B, (idx, yp), c)
-            np.add.at(B, (idx, ym), -c)
-            inner = c * float(np.sum(margin[viol]))
-            # ‖G‖² = c² Σ_ij K_ij ⟨e_{y⁺i} − e_{y⁻i}, e_{y⁺j} − e_{y⁻j}⟩
-            same = ((yp[:, None] == yp[None, :]).astype(float) - (yp[:, None] == ym[None, :])
-                    - (ym[:, None] == yp[None, :]) + (ym[:, None] == ym[None, :]))
-            g_norm = c * c * float(np.sum(K[np.ix_(idx, idx)] * same))
+            idx = batch[viol]  # distinct: a batch is a slice of a permutation
+            B[idx] += c * D
+            inner = c * float(np.sum(margin[viol]))  # ⟨W, G⟩ = c Σ_i ⟨D_i, s_i⟩
+            # ‖G‖² = c² Σ_ij K_ij ⟨D_i, D_j⟩
+            g_norm = c * c * float(np.sum(K[np.ix_(idx, idx)] * (D @ D.T)))
         sq_norm = max(a * a * sq_norm + 2.0 * a * inner + g_norm, 0.0)
         if sq_norm > radius ** 2:
             scale = radius / np.sqrt(sq_norm)

@@ -16,15 +16,30 @@ from .. import kernels
 from .._validation import check_classes, check_ids
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, standardization, standardized,
-                    verbose_logging)
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, logger, standardization,
+                    standardized, verbose_logging)
 
 #: Default floor on the number of PL-Pegasos steps (see ``min_steps``).
 MIN_STEPS = 1000
 
+#: Default fraction of the PL-Pegasos epochs run on the convex warm-up loss (see ``warmup``).
+WARMUP = 0.25
+
+#: Further PL-Pegasos runs (fresh batches from the same random stream) when a run disambiguates
+#: no row to a class that is a candidate of some row: on ambiguous data (make_classification,
+#: 3 classes, two candidates on every row) such runs sit in a local minimum of higher objective
+#: with the class absorbed by the others; the run of lowest objective is kept.
+DEAD_CLASS_RESTARTS = 2
+
 #: ``lam=None`` is ``λ = 1 / (DEFAULT_C · n)``: the cost per point of an SVM, chosen among 1, 3
 #: and 10 with the RBF kernel on nine multi-class sets (docs/methods/partial.rst).
 DEFAULT_C = 3.0
+
+
+def _dead_classes(labels, C):
+    """Classes that are a candidate of some row but that no row is disambiguated to."""
+    assigned = np.bincount(labels, minlength=C.shape[1]) > 0
+    return np.flatnonzero(C.any(axis=0) & ~assigned)
 
 
 def _is_set(value):
@@ -230,6 +245,15 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         small data. Ignored by CCCP.
     average : bool, default=True
         Return the average of the PL-Pegasos iterates of the second half of the run.
+    warmup : float in [0, 1], default=0.25
+        Fraction of the PL-Pegasos epochs (the first ones) that minimise the convex upper
+        bound of the PL loss with the candidates' mean score in place of their maximum,
+        ``max(0, 1 − (mean_{c∈Y_i} s_ic − max_{c∉Y_i} s_ic))``, before the PL loss itself.
+        The PL loss is not convex, and from ``W = 0`` its steps favour the candidate of lowest
+        index and can leave a class that no point is assigned to (a local minimum of higher
+        objective); the warm-up gives every candidate the same push first. 0 is the paper's
+        algorithm; chosen among 0, 0.1, 0.25 and 0.5 (docs/methods/partial.rst). Ignored by
+        CCCP.
     tol : float, default=1e-6
         CCCP stops when the objective decreases by less than ``tol · max(1, P)``.
     cccp_solver : str, default="CLARABEL"
@@ -336,6 +360,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "min_steps": [Interval(Integral, 0, None, closed="left")],
         "average": ["boolean"],
+        "warmup": [Interval(Real, 0, 1, closed="both")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "cccp_solver": [str],
         "random_state": ["random_state"],
@@ -344,7 +369,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, solver="pegasos", kernel="rbf", lam=None, standardize=True, degree=3,
                  gamma="mean_distance", coef0=1.0, intercept_scaling=1.0, max_iter=20,
-                 batch_size=16, min_steps=MIN_STEPS, average=True, tol=1e-6,
+                 batch_size=16, min_steps=MIN_STEPS, average=True, warmup=WARMUP, tol=1e-6,
                  cccp_solver="CLARABEL", random_state=None, verbose=0):
         self.solver = solver
         self.kernel = kernel
@@ -358,6 +383,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.min_steps = min_steps
         self.average = average
+        self.warmup = warmup
         self.tol = tol
         self.cccp_solver = cccp_solver
         self.random_state = random_state
@@ -445,12 +471,35 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         self._classes_from_columns = classes is None and _column_names(candidates) is not None
         rng = check_random_state(self.random_state)
         with verbose_logging(self.verbose):  # the solvers' progress lines reach stderr
-            result = self._fit_model(X, C, rng)
+            result = self._fit_restarting(X, C, rng)
         self.result_ = result
         self.transduction_ = self.classes_[result.labels]
         self.objective_ = float(result.value)
         self.n_iter_ = int(result.n_iter)
         return self
+
+    def _fit_restarting(self, X, C, rng):
+        """``_fit_model``, run again (at most :data:`DEAD_CLASS_RESTARTS` times, PL-Pegasos
+        only) while the kept run leaves a candidate class with no row; the run of lowest
+        objective is kept, its fitted attributes restored."""
+        result = self._fit_model(X, C, rng)
+        self.n_restarts_ = 0
+        if self.solver != "pegasos":
+            return result
+        while self.n_restarts_ < DEAD_CLASS_RESTARTS and _dead_classes(result.labels, C).size:
+            kept = (result, {k: v for k, v in vars(self).items() if k.endswith("_")})
+            dead = self.classes_[_dead_classes(result.labels, C)]
+            self.n_restarts_ += 1
+            logger.info("PartialLabelSVM: no row disambiguated to class(es) %s (objective "
+                        "%.6g); run %d of at most %d", dead.tolist(), result.value,
+                        self.n_restarts_ + 1, DEAD_CLASS_RESTARTS + 1)
+            result = self._fit_model(X, C, rng)
+            if result.value >= kept[0].value:
+                restarts = self.n_restarts_
+                result = kept[0]
+                vars(self).update(kept[1])
+                self.n_restarts_ = restarts
+        return result
 
     def _fit_model(self, X, C, rng):
         """Fit the model's coefficients on validated rows ``X`` and candidate matrix ``C``;
@@ -462,7 +511,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         common = {"lam": self.lam_, "max_iter": self.max_iter, "random_state": rng,
                   "verbose": self.verbose}
         pegasos = {"batch_size": self.batch_size, "average": self.average,
-                   "min_steps": self.min_steps}
+                   "min_steps": self.min_steps, "warmup": self.warmup}
         if self.kernel != "linear" and self.solver == "pegasos" and \
                 self._use_low_rank(Z.shape[0]):
             self._resolve_gamma(Z)
