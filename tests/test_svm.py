@@ -461,6 +461,28 @@ def small():
     return R, np.arange(6), rng.choice([-1.0, 1.0], size=6), np.ones(6)
 
 
+def test_zero_epochs_give_the_bounds_of_the_start(small):
+    """``max_epochs=0`` takes no step: α is the start, its dual value ``1ᵀα − ½αᵀQα`` and
+    primal value ``½αᵀQα + Σ c_i max(0, 1 − (Qα)_i)`` written from their definitions, on the
+    factor and on the Gram paths alike, without a warning."""
+    import warnings
+
+    R, rows, signs, c = small
+    Q = label_kernel(R, rows, signs)
+    alpha0 = np.random.default_rng(0).uniform(0.0, c, size=len(rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for gram in (None, R @ R.T):
+            sol = solve_box_qp(R if gram is None else None, rows, signs, c, alpha0=alpha0,
+                               max_epochs=0, gram=gram)
+            np.testing.assert_array_equal(sol.alpha, alpha0)
+            quadratic = alpha0 @ Q @ alpha0
+            assert sol.dual_value == pytest.approx(alpha0.sum() - 0.5 * quadratic, rel=1e-12)
+            hinge = np.sum(c * np.maximum(0.0, 1.0 - Q @ alpha0))
+            assert sol.primal_value == pytest.approx(0.5 * quadratic + hinge, rel=1e-12)
+            assert sol.n_epochs == 0 and not sol.converged
+
+
 @pytest.mark.parametrize(
     "change, match",
     [
@@ -478,7 +500,7 @@ def small():
         (dict(alpha0=np.full(6, -1e-9)), r"`alpha0` must lie in the box"),
         (dict(alpha0=np.ones(4)), r"`alpha0` must have shape \(6,\)"),
         (dict(tol=0.0), "`tol` must be a positive float"),
-        (dict(max_epochs=0), "`max_epochs` must be an integer >= 1"),
+        (dict(max_epochs=-1), "`max_epochs` must be an integer >= 0"),
         (dict(backend="cython"), "`backend` must be 'numba' or 'numpy'"),
         (dict(factor=np.ones(6)), "`factor` must be a 2-D array"),
         (dict(factor=np.full((6, 3), np.nan)), "`factor` must contain only finite"),

@@ -15,7 +15,8 @@ from ._validation import check_real
 from ._solvers import SOCP_ORDER, solve_model
 from .formulations import Formulation, Hinge
 from .result import SolverError
-from .svm import GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, gram_dot, solve_box_qp
+from .svm import (GRAM_LIMIT, _canonical_csr, box_qp_cvxpy, gram_dot, solve_box_qp,
+                  solve_box_qp_newton)
 
 __all__ = ["WeakLabelProblem", "append_constant_feature"]
 
@@ -28,6 +29,13 @@ J_REFERENCE_LIMIT = 300
 #: duality gap exceeds this fraction of ``max(1, |primal value|)``; chosen above the gaps
 #: of the descents stopped in ProportionSVM label generation (docs/design.rst §3.2).
 J_LOOSE_GAP = 1e-2
+#: Up to ``J_REFERENCE_LIMIT`` dual variables, :meth:`WeakLabelProblem.J` continues a converged
+#: descent with a tolerance 100 times smaller (at most ``J_TIGHTEN_ROUNDS`` times) while its
+#: duality gap exceeds this fraction of ``max(1, |primal value|)``: the projected-gradient
+#: tolerance is absolute, so the gap grows with the costs (up to ``2 Σ_i c_i tol``) and a
+#: large ``C`` left the value 1e-5 to 3e-3 relative above ``J(b)``.
+J_TIGHT_GAP = 1e-7
+J_TIGHTEN_ROUNDS = 3
 
 
 def append_constant_feature(X, value):
@@ -419,10 +427,13 @@ class WeakLabelProblem:
         tolerance. ``tol`` (projected gradient) defaults to 1e-6, or 1e-3 above 20,000 points
         where the last digits cost most of the time. A descent that reaches ``max_epochs`` is
         continued without shrinking and, on up to ``J_REFERENCE_LIMIT`` dual variables,
-        restarted from the interior-point reference's α: its primal value would otherwise be a
-        loose upper bound, not ``J(b)``. Above ``J_REFERENCE_LIMIT`` dual variables this is done
-        only when the duality gap exceeds ``J_LOOSE_GAP`` (relative), where the refinement
-        would cost more than the fit.
+        restarted from the interior-point reference's α (whose own primal value and a Newton
+        polish of it compete too): its primal value would otherwise be a loose upper bound,
+        not ``J(b)``. Above ``J_REFERENCE_LIMIT`` dual variables this is done only when the
+        duality gap exceeds ``J_LOOSE_GAP`` (relative), where the refinement would cost more
+        than the fit. Up to ``J_REFERENCE_LIMIT`` dual variables a converged descent whose gap
+        exceeds ``J_TIGHT_GAP · max(1, |value|)`` continues at a smaller tolerance (large
+        costs), so that ``value`` is ``J(b)`` to about 1e-7 of ``max(1, J)`` there.
 
         Parameters
         ----------
@@ -455,6 +466,8 @@ class WeakLabelProblem:
                     len(rows) <= J_REFERENCE_LIMIT
                     or sol.gap > J_LOOSE_GAP * max(1.0, abs(sol.primal_value))):
                 sol = self._refine(b, rows, signs, sol, tol, max_epochs)
+            if len(rows) <= J_REFERENCE_LIMIT:
+                sol = self._tighten(rows, signs, sol, tol, max_epochs)
         return float(sol.primal_value), sol.alpha
 
     def label_factor(self, b):
@@ -555,21 +568,67 @@ class WeakLabelProblem:
                                 tol=tol, max_epochs=4 * max_epochs, shrinking=False,
                                 gram=self.gram, shift=self.shift)
             return min(sol, more, key=lambda s: s.primal_value)
-        try:
-            R = self._factor  # the features, or a built kernel factor; None with gram alone
-            if R is not None and R.shape[1] < len(rows):
-                # Q = G Gᵀ with G = diag(s) R[rows]: a model with d, not m², quadratic entries
-                G = sp.diags(signs) @ R[rows] if sp.issparse(R) else signs[:, None] * R[rows]
-                _, alpha_ref = box_qp_cvxpy(None, self.costs, factor=G)
-            else:
-                _, alpha_ref = box_qp_cvxpy(self.label_kernel(b), self.costs)
-        except SolverError:
+        alpha_ref = self._reference_alpha(b, rows, signs)
+        if alpha_ref is None:
             alpha_ref = sol.alpha
         alpha_ref = np.clip(alpha_ref, 0.0, self.costs)
+        box = {"gram": self.gram, "shift": self.shift}
+        # the reference's own bounds: a descent from it can end with a larger primal value
+        at_reference = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha_ref,
+                                    max_epochs=0, **box)
         polished = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=alpha_ref,
-                                tol=tol, max_epochs=max_epochs, shrinking=False,
-                                gram=self.gram, shift=self.shift)
-        return min(sol, polished, key=lambda s: s.primal_value)
+                                tol=tol, max_epochs=max_epochs, shrinking=False, **box)
+        candidates = [sol, at_reference, polished]
+        try:  # Newton steps on the free face, whatever the conditioning (Q ⪰ 0 may be singular)
+            newton = solve_box_qp_newton(self.label_kernel(b), self.costs, alpha0=alpha_ref,
+                                         tol=tol)
+        except (np.linalg.LinAlgError, ValueError):
+            newton = None
+        if newton is not None:  # its bounds as every solution here has them (shift included)
+            candidates.append(solve_box_qp(self.box_factor, rows, signs, self.costs,
+                                           alpha0=np.clip(newton.alpha, 0.0, self.costs),
+                                           max_epochs=0, **box))
+        return min(candidates, key=lambda s: s.primal_value)
+
+    def _reference_alpha(self, b, rows, signs):
+        """The interior-point solution α of ``J(b)``'s box QP, or None when no model solves:
+        on ``Q = G Gᵀ``, ``G = diag(s) R[rows]``, when a factor of fewer columns than dual
+        variables is at hand (d, not m², quadratic entries), else on ``Q`` itself, then on
+        the other form (CLARABEL failed on ``Q`` of a rank-2 kernel with entries of 6e4 that
+        the factor form solves)."""
+        R = self._factor  # the features, or a built kernel factor; None with gram alone
+
+        def on_factor():
+            F = self.factor
+            G = sp.diags(signs) @ F[rows] if sp.issparse(F) else signs[:, None] * F[rows]
+            return box_qp_cvxpy(None, self.costs, factor=G)[1]
+
+        def on_kernel():
+            return box_qp_cvxpy(self.label_kernel(b), self.costs)[1]
+
+        models = (on_factor, on_kernel) if R is not None and R.shape[1] < len(rows) \
+            else (on_kernel, on_factor)
+        for model in models:
+            try:
+                return model()
+            except SolverError:
+                continue
+        return None
+
+    def _tighten(self, rows, signs, sol, tol, max_epochs):
+        """Continue a converged descent, warm, with a 100 times smaller tolerance while its gap
+        exceeds ``J_TIGHT_GAP`` (relative; see there); the smallest primal value is kept."""
+        for _ in range(J_TIGHTEN_ROUNDS):
+            if not sol.converged or sol.gap <= J_TIGHT_GAP * max(1.0, abs(sol.primal_value)):
+                break
+            tol = tol / 100.0
+            more = solve_box_qp(self.box_factor, rows, signs, self.costs, alpha0=sol.alpha,
+                                tol=tol, max_epochs=max_epochs, gram=self.gram,
+                                shift=self.shift)
+            if more.primal_value >= sol.primal_value:
+                break
+            sol = more
+        return sol
 
     def dual_coef(self, alpha, working_set, mu):
         """Coefficients ``β`` over the training points with ``f(x) = Σ_i β_i k(x_i, x)``:

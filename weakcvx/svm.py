@@ -1268,7 +1268,8 @@ def solve_box_qp(
     tol : float, default=1e-6
         Stopping tolerance on the projected gradient (see Notes).
     max_epochs : int, default=1000
-        Maximum number of passes over the active coordinates.
+        Maximum number of passes over the active coordinates. 0 takes no step: the bounds
+        (dual and primal values) of ``alpha0`` itself, without a warning.
     random_state : int, RandomState instance or None, default=0
         Seeds the per-epoch permutation; the same seed gives the same result.
     shrinking : bool, default=True
@@ -1363,8 +1364,8 @@ def solve_box_qp(
     c = _check_costs(c, m)
     if not isinstance(tol, Real) or not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
-    if isinstance(max_epochs, bool) or not isinstance(max_epochs, Integral) or max_epochs < 1:
-        raise ValueError(f"`max_epochs` must be an integer >= 1. Got {max_epochs!r} instead.")
+    if isinstance(max_epochs, bool) or not isinstance(max_epochs, Integral) or max_epochs < 0:
+        raise ValueError(f"`max_epochs` must be an integer >= 0. Got {max_epochs!r} instead.")
     if backend not in ("numba", "numpy"):
         raise ValueError(f"`backend` must be 'numba' or 'numpy'. Got {backend!r} instead.")
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
@@ -1401,8 +1402,8 @@ def solve_box_qp(
             G = _gram_margins(KA, rows, signs, mu) - 1.0
         else:
             G = np.full(m, -1.0)
-        n_epochs, converged = _cd_newton(Q, scale, c, alpha, G, float(tol), int(max_epochs),
-                                         seed, bool(shrinking), patterns)
+        n_epochs, converged = (0, False) if max_epochs == 0 else _cd_newton(
+            Q, scale, c, alpha, G, float(tol), int(max_epochs), seed, bool(shrinking), patterns)
         # exact (Qα)_i and αᵀQ_tα in float64, without the updates' accumulated rounding
         A, KA = _gram_products(gram, rows, signs, alpha)
         margins = _gram_margins(KA, rows, signs, mu)
@@ -1410,9 +1411,9 @@ def solve_box_qp(
         quadratics = np.einsum("jt,tj->t", KA, A)
         W = None if R is None else (lambda: _weights_from_alpha(R, rows, signs, alpha))
     else:
-        n_epochs, converged = _cd_factor(R, rows, signs, mu, c, row_norms_sq, alpha,
-                                         float(tol), int(max_epochs), seed, bool(shrinking),
-                                         backend)
+        n_epochs, converged = (0, False) if max_epochs == 0 else _cd_factor(
+            R, rows, signs, mu, c, row_norms_sq, alpha, float(tol), int(max_epochs), seed,
+            bool(shrinking), backend)
         W = _weights_from_alpha(R, rows, signs, alpha)
         margins = _margins(R, rows, signs, mu, W)
         half_norm = _half_norm(mu, W)
@@ -1421,7 +1422,7 @@ def solve_box_qp(
     primal = half_norm + float(np.dot(c, np.maximum(0.0, 1.0 - margins)))
     if shift is not None:
         primal = min(primal, _squared_hinge_primal(shift, mu, alpha, margins, half_norm))
-    if not converged:
+    if not converged and max_epochs > 0:
         warn(
             f"solve_box_qp (dual coordinate descent) reached max_epochs={max_epochs} before "
             f"the projected gradient fell below tol={tol:g}; duality gap {primal - dual:.3g}.",
