@@ -108,6 +108,22 @@ def test_solve_names_an_unknown_option_and_the_methods_options(method, option):
     assert expected in str(info.value)
 
 
+@pytest.mark.parametrize("option, match", [
+    ({"max_iter": -1}, r"`max_iter` must be an integer >= 0\. Got -1"),
+    ({"max_iter": 1.5}, r"`max_iter` must be an integer >= 0\. Got 1\.5"),
+    ({"tol": -1.0}, r"`tol` must be a non-negative number\. Got -1\.0"),
+    ({"j_tol": 0.0}, r"`j_tol` must be a positive number or None\. Got 0\.0"),
+    ({"random_state": "x"}, r"`random_state` must be None, an integer or a numpy"),
+])
+def test_alternating_refuses_bad_options_by_name(option, match):
+    """Found by fuzzing: max_iter=-1 ran no alternation and reported 'max_iter', 1.5 failed in
+    range() with a TypeError naming no argument, tol=-1 and random_state='x' passed silently
+    (the latter unused when the start is the supervised SVM's)."""
+    problem = random_ssl_problem(0)
+    with pytest.raises(ValueError, match=match):
+        wc.solve(problem, method="alternating", **option)
+
+
 def test_problem_rejects_bad_input():
     labelset = wc.labelsets.SemiSupervised(np.array([1, 0, 0, -1]))
     with pytest.raises(ValueError, match="symmetric"):

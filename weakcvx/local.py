@@ -14,6 +14,7 @@ stops at a labeling that the relabeling step cannot improve: a local optimum.
 from __future__ import annotations
 
 import logging
+import numbers
 import time
 
 import numpy as np
@@ -63,6 +64,26 @@ def _relabel(problem, scores):
     return labelset.argmax(formulation.loss(-scores) - loss_pos)
 
 
+def _check_alternating_options(max_iter, tol, j_tol, random_state):
+    """Refuse what :func:`alternating` would misread: a negative or fractional ``max_iter``
+    (``-1`` ran no alternation, ``1.5`` failed inside ``range``), a negative ``tol``, a
+    non-positive ``j_tol``, a ``random_state`` that seeds nothing."""
+    from sklearn.utils import check_random_state
+
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
+        raise ValueError(f"`max_iter` must be an integer >= 0. Got {max_iter!r} instead.")
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
+        raise ValueError(f"`tol` must be a non-negative number. Got {tol!r} instead.")
+    if j_tol is not None and (isinstance(j_tol, bool) or not isinstance(j_tol, numbers.Real)
+                              or not 0 < j_tol < np.inf):
+        raise ValueError(f"`j_tol` must be a positive number or None. Got {j_tol!r} instead.")
+    try:
+        check_random_state(random_state)
+    except ValueError as exc:
+        raise ValueError(f"`random_state` must be None, an integer or a "
+                         f"numpy.random.RandomState. Got {random_state!r} instead.") from exc
+
+
 def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random_state=0,
                 j_tol=None, alpha0=None):
     """Alternate SVM fit and exact relabeling by the label set's oracle, to a local optimum.
@@ -103,6 +124,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
     True
     """
     start = time.perf_counter()
+    _check_alternating_options(max_iter, tol, j_tol, random_state)
     labelset = problem.labelset
     if initial is None:
         b = labelset.initial(scores=supervised_scores(problem), random_state=random_state)
