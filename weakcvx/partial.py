@@ -338,6 +338,11 @@ def pl_pegasos_linear(X, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     center : ndarray (d,) or None
         Train on ``X − 1 centerᵀ`` without forming it, so that sparse ``X`` is centered and
         stays sparse: scores ``X_b Wᵀ − 1 (W center)ᵀ``, steps ``A X_b − (A 1) centerᵀ``.
+    warmup : float in [0, 1]
+        Fraction of the epochs (the first ones) on the convex upper bound of the PL loss with
+        the candidates' mean score in place of their maximum: the step of a violated point is
+        ``(1/|Y_i|) Σ_{c∈Y_i} Φ(x_i, c) − Φ(x_i, y⁻_i)`` on the margin
+        ``mean_{c∈Y_i} s_ic − s_{iy⁻}``. 0 (the default here) is the paper's algorithm.
     random_state : int, RandomState or None
     verbose : int
         ≥ 1 logs the objective of the last iterate after every epoch, at most
@@ -440,7 +445,7 @@ def pl_pegasos_kernel(K, candidates, lam=1e-2, max_iter=20, batch_size=64, avera
     ----------
     K : ndarray (n, n)
         Training kernel matrix (PSD). Memory is O(n²).
-    candidates, lam, max_iter, batch_size, average, min_steps, random_state, verbose :
+    candidates, lam, max_iter, batch_size, average, min_steps, warmup, random_state, verbose :
         As in :func:`pl_pegasos_linear`.
 
     Returns

@@ -289,6 +289,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         ``standardize=True``).
     n_iter_ : int
         Epochs (pegasos) or rounds (cccp).
+    n_restarts_ : int
+        Further PL-Pegasos runs made because a run assigned no training row to a class that
+        is a candidate of some row (at most ``DEAD_CLASS_RESTARTS`` = 2; the run of lowest
+        objective is the model).
     result_ : SolveResult
 
     See Also
