@@ -472,9 +472,14 @@ def check_not_continuous(y, name="y"):
 
 def validate_X(estimator, X, **kwargs):
     """:func:`sklearn.utils.validation.validate_data` for the samples ``X``, with every error
-    naming the argument (``"`X`: ..."``) and non-numeric input reported as such."""
+    naming the argument (``"`X`: ..."``) and non-numeric input reported as such. Dense ``X``
+    comes back C-ordered (``order="C"`` unless given): the same values in Fortran order (a
+    pandas DataFrame's block, ``np.asfortranarray``) rounded the kernel products differently,
+    which moved the non-convex searches (MultiInstanceSVM: another local optimum on 4 of 6
+    musk1 draws)."""
     from sklearn.utils.validation import validate_data
 
+    kwargs.setdefault("order", "C")
     try:
         return validate_data(estimator, X, **kwargs)
     except ValueError as exc:
