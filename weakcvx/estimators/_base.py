@@ -370,6 +370,12 @@ def _reissue_warnings(records, n_problems, one, several):
         warnings.warn(f"{prefix}: {items[0][1].message}", category, stacklevel=6)
 
 
+#: Scores against the rest within this fraction of ``max(1, |largest|)`` of the largest are a
+#: tie (:meth:`OneVsRestMixin._first_step_assignment`): the first step's rows on the margins
+#: of several classes differ by solver noise, 1e-8 (box QP) to 1e-5 (LIBSVM).
+TIE_TOL = 1e-4
+
+
 class OneVsRestMixin:
     """More than two classes, one against the rest (scikit-learn's
     ``SVC(decision_function_shape="ovr")`` reports the same shape): ``estimators_[k]`` is the
@@ -413,6 +419,32 @@ class OneVsRestMixin:
         self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
         self.costs_ = self.estimators_[0].costs_  # they depend on the labeled rows alone
         return self._decision_validated(X)
+
+    def _first_step_assignment(self, X, codes, scores):
+        """Every row's class code for the pairs: its label, else the largest score against the
+        rest. Scores within ``TIE_TOL · max(1, |top|)`` of the largest tie (the first step's
+        searches leave rows on the margins of several classes, at −1, up to solver noise);
+        a tie goes to the tied class of the nearest labeled row (the kernel's similarity with
+        ``kernel="precomputed"``, else the Euclidean distance), not to the first class, so
+        that renaming the classes does not move rows between pairs."""
+        from sklearn.metrics.pairwise import euclidean_distances
+
+        top = scores.max(axis=1, keepdims=True)
+        tied = scores >= top - TIE_TOL * np.maximum(1.0, np.abs(top))
+        assigned = np.where(codes >= 0, codes, scores.argmax(axis=1))
+        rows = np.flatnonzero((codes < 0) & (tied.sum(axis=1) > 1))
+        labeled = np.flatnonzero(codes >= 0)
+        if rows.size == 0 or labeled.size == 0:
+            return assigned
+        if self.kernel == "precomputed":
+            similarity = np.asarray(X[np.ix_(rows, labeled)], dtype=float)
+        else:
+            similarity = -euclidean_distances(X[rows], X[labeled], squared=True)
+        for r, row in enumerate(rows):
+            allowed = tied[row, codes[labeled]]
+            if allowed.any():
+                assigned[row] = codes[labeled[allowed][np.argmax(similarity[r, allowed])]]
+        return assigned
 
     def _fit_pairs(self, X, codes, assigned, fit_pair):
         """Fit ``pair_estimators_``, one per pair of classes ``i < j`` (scikit-learn's order):

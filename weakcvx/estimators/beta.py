@@ -626,7 +626,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
                 X_pair = X[np.ix_(rows, rows)] if precomputed else X[rows]
                 pair_codes = np.where(y_known == 0, -1, (y_known > 0).astype(int))  # j is 1
                 return two_classes(binary, X_pair, pair_codes, 1)
-            scores = self._fit_pairs(X, codes, np.where(codes >= 0, codes, scores.argmax(axis=1)),
+            scores = self._fit_pairs(X, codes, self._first_step_assignment(X, codes, scores),
                                      fit_pair)
         self._warn_unpredicted_classes(scores.argmax(axis=1), codes)
         return self

@@ -961,9 +961,7 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
                 X, one_vs_rest_known(codes, k)))
         assigned = np.where(codes >= 0, codes, scores.argmax(axis=1))
         if self.multi_class == "ovo":
-            # the alternating search leaves points on the margins of two classes (scores equal
-            # at -1): rounded, such ties go to the first class in every numerically equal fit
-            assigned = np.where(codes >= 0, codes, np.round(scores, 9).argmax(axis=1))
+            assigned = self._first_step_assignment(X, codes, scores)
             precomputed = self.kernel == "precomputed"
 
             def fit_pair(binary, rows, y_known, n_positive):
