@@ -56,7 +56,9 @@ class SolveResult:
         ``J(labels)``: the SVM objective of the feasible labeling, an upper bound of the MIP.
         Computed by the method's own SVM solve, so it agrees with
         ``problem.J(labels)[0]`` to that solve's tolerance (measured: within 6e-6 relative
-        over ~600 results of every method on small problems), not to the last digit.
+        over ~600 results of every method on small problems), not to the last digit; up to 300
+        dual variables ``problem.J`` itself is ``J(labels)`` to about 1e-7 of
+        ``max(1, J)``, large costs and ill-conditioned kernels included.
     certified : bool
         Whether ``value`` is certified: a proven lower bound (``"sdp"``, ``"label_generation"``
         with ``oracle="exact"``) or a proven optimum (``"exact"`` that finished).
