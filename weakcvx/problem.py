@@ -596,10 +596,12 @@ class WeakLabelProblem:
         variables is at hand (d, not m², quadratic entries), else on ``Q`` itself, then on
         the other form (CLARABEL failed on ``Q`` of a rank-2 kernel with entries of 6e4 that
         the factor form solves)."""
-        R = self._factor  # the features, or a built kernel factor; None with gram alone
+        # the features or a factor given with the problem; not a factor a solve built on the
+        # way (box_factor), so that a solve does not depend on the ones before it
+        R = self._factor if self.gram is None else None
 
-        def on_factor():
-            F = self.factor
+        def on_factor():  # with gram, a factor of this call only (not stored: see R)
+            F = R if R is not None else kernels.factor(self.kernel, rank=self._rank)
             G = sp.diags(signs) @ F[rows] if sp.issparse(F) else signs[:, None] * F[rows]
             return box_qp_cvxpy(None, self.costs, factor=G)[1]
 
