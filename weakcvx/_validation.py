@@ -18,7 +18,7 @@ import importlib.util
 import os
 import sys
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -282,6 +282,18 @@ def check_real(x, name):
                          "instead; pass the real part (`.real`) explicitly if the imaginary "
                          "part is meant to be dropped.")
     return x
+
+
+def check_integer(value, name, low):
+    """Refuse anything but an integer ``>= low`` (``bool`` included), naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"`{name}` must be an integer >= {low}. Got {value!r} instead.")
+
+
+def check_nonnegative(value, name):
+    """Refuse anything but a real number ``>= 0`` (NaN and ``bool`` included), naming it."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not value >= 0:
+        raise ValueError(f"`{name}` must be a non-negative number. Got {value!r} instead.")
 
 
 def as_real_array(x, name, dtype=float):

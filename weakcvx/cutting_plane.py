@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import numbers
 import time
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._validation import one_blas_thread
+from ._validation import check_integer, check_nonnegative, one_blas_thread
 from .local import alternating
 from .mkl import solve_master
 from .result import SolveResult
@@ -514,13 +513,11 @@ def _check_driver_options(oracle, max_iter, tol, epsilon, cuts, label_patience=N
         raise ValueError(f"`oracle` must be 'sorting' or 'exact'. Got {oracle!r} instead.")
     for name, number in (("max_iter", max_iter), ("cuts", cuts),
                          ("label_patience", label_patience)):
-        if number is None and name != "max_iter":
-            continue
-        if isinstance(number, bool) or not isinstance(number, numbers.Integral) or number < 1:
-            raise ValueError(f"`{name}` must be an integer >= 1. Got {number!r} instead.")
+        if number is not None or name == "max_iter":
+            check_integer(number, name, 1)
     for name, number in (("tol", tol), ("epsilon", epsilon)):
-        if number is not None and not (isinstance(number, numbers.Real) and number >= 0):
-            raise ValueError(f"`{name}` must be a non-negative number. Got {number!r} instead.")
+        if number is not None:
+            check_nonnegative(number, name)
 
 
 def _first_label(problem, initial, random_state):

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ._validation import warn
+from ._validation import check_integer, check_nonnegative, warn
 from .formulations import Hinge
 from .rounding import POLISH_TOL, supervised_scores
 from .result import SolveResult
@@ -70,10 +70,8 @@ def _check_alternating_options(max_iter, tol, j_tol, random_state):
     non-positive ``j_tol``, a ``random_state`` that seeds nothing."""
     from sklearn.utils import check_random_state
 
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0:
-        raise ValueError(f"`max_iter` must be an integer >= 0. Got {max_iter!r} instead.")
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
-        raise ValueError(f"`tol` must be a non-negative number. Got {tol!r} instead.")
+    check_integer(max_iter, "max_iter", 0)
+    check_nonnegative(tol, "tol")
     if j_tol is not None and (isinstance(j_tol, bool) or not isinstance(j_tol, numbers.Real)
                               or not 0 < j_tol < np.inf):
         raise ValueError(f"`j_tol` must be a positive number or None. Got {j_tol!r} instead.")
