@@ -30,7 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 import re
 from collections.abc import Mapping
 
@@ -38,7 +37,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from ._validation import as_real_array, check_ids, check_real, warn
+from ._validation import as_real_array, check_ids, check_integer, check_real, warn
 
 __all__ = ["bag_targets", "check_bags", "check_bag_ids", "bag_proportion_error", "bag_error_scorer", "BagKFold"]
 
@@ -363,9 +362,7 @@ class BagKFold(BaseCrossValidator):
     """
 
     def __init__(self, n_splits=5, shuffle=True, random_state=None):
-        if (isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral)
-                or n_splits < 2):
-            raise ValueError(f"`n_splits` must be an integer >= 2. Got {n_splits!r} instead.")
+        check_integer(n_splits, "n_splits", 2)
         self.n_splits = int(n_splits)
         self.shuffle = shuffle
         self.random_state = random_state

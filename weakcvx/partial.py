@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ._validation import warn
+from ._validation import check_integer, warn
 from .result import SolveResult, SolverError
 
 __all__ = [
@@ -247,8 +247,7 @@ def _logs_epoch(t, steps_per_epoch, n_epochs):
 def _check_pegasos_budget(max_iter, batch_size, min_steps):
     for name, value, low in (("max_iter", max_iter, 1), ("batch_size", batch_size, 1),
                              ("min_steps", min_steps, 0)):
-        if int(value) != value or value < low:
-            raise ValueError(f"`{name}` must be an integer >= {low}. Got {value!r} instead.")
+        check_integer(value, name, low)
 
 
 def _warn_if_worse_than_zero(value, candidates, solver, n_steps, n_epochs):

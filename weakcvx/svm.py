@@ -37,7 +37,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import row_norms
 
-from ._validation import warn
+from ._validation import check_integer, warn
 from weakcvx.result import SolverError
 
 __all__ = [
@@ -1364,8 +1364,7 @@ def solve_box_qp(
     c = _check_costs(c, m)
     if not isinstance(tol, Real) or not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
-    if isinstance(max_epochs, bool) or not isinstance(max_epochs, Integral) or max_epochs < 0:
-        raise ValueError(f"`max_epochs` must be an integer >= 0. Got {max_epochs!r} instead.")
+    check_integer(max_epochs, "max_epochs", 0)
     if backend not in ("numba", "numpy"):
         raise ValueError(f"`backend` must be 'numba' or 'numpy'. Got {backend!r} instead.")
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
@@ -1587,8 +1586,7 @@ def solve_box_qp_newton(Q, c, alpha0=None, tol=1e-6, max_iter=None):
         raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
     if max_iter is None:
         max_iter = 4 * m + 50
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"`max_iter` must be an integer >= 1. Got {max_iter!r} instead.")
+    check_integer(max_iter, "max_iter", 1)
     alpha = np.zeros(m) if alpha0 is None else _check_alpha(alpha0, c)
     Qa = op.matvec(alpha)
     free = (alpha > 0.0) & (alpha < c)
@@ -1740,10 +1738,7 @@ class LinearOffsetSVM:
     def __init__(self, X, tol=1e-3, max_epochs=1000, random_state=0, backend="numba"):
         if not isinstance(tol, Real) or not np.isfinite(tol) or tol <= 0:
             raise ValueError(f"`tol` must be a positive float. Got {tol!r} instead.")
-        if isinstance(max_epochs, bool) or not isinstance(max_epochs, Integral) \
-                or max_epochs < 1:
-            raise ValueError(f"`max_epochs` must be an integer >= 1. Got {max_epochs!r} "
-                             "instead.")
+        check_integer(max_epochs, "max_epochs", 1)
         if backend not in ("numba", "numpy"):
             raise ValueError(f"`backend` must be 'numba' or 'numpy'. Got {backend!r} instead.")
         n = X.shape[0]
