@@ -205,6 +205,16 @@ def _by_fraction(records):
         yield fraction, rows, mean
 
 
+def _paired(rows, first, other):
+    """``first - other`` paired over the draws of ``rows``, with its 95% interval."""
+    from .peers import paired_difference
+
+    mean, low, high, _, _, n = paired_difference(
+        [a for r in rows for a in r["per_seed"][first]],
+        [a for r in rows for a in r["per_seed"][other]])
+    return f"{mean:+.4f} (95% interval {low:+.4f} to {high:+.4f} over {n} paired draws)"
+
+
 def _peers(result):
     parts = []
     for fraction, rows, mean in _by_fraction(result["ssl"]):
@@ -214,7 +224,8 @@ def _peers(result):
                      f"alternating {mean('S3VM alt'):.3f}, BetaSVM {mean('BetaSVM'):.3f}, "
                      f"self-training "
                      f"{mean('self-training'):.3f}, label spreading {mean('LabelSpreading'):.3f}; "
-                     f"S3VM fit {ratio:.0f}x one SVC fit")
+                     f"S3VM fit {ratio:.0f}x one SVC fit; S3VM minus alternating "
+                     + _paired(rows, "S3VM", "S3VM alt"))
     for fraction in sorted({r["fraction"] for r in result.get("ssl_random", [])}):
         rows = [r for r in result["ssl_random"] if r["fraction"] == fraction]
         s3vm = _mean(r["accuracy"]["S3VM"]["mean"] for r in rows)
