@@ -575,6 +575,11 @@ def test_bad_labels_for_sets_and_budget():
         pl_pegasos_linear(X, C, min_steps=-5)
     with pytest.raises(ValueError, match="`batch_size` must be an integer >= 1"):
         pl_pegasos_kernel(X @ X.T, C, batch_size=0)
+    # a float or a bool is not a budget (the estimator's own check refuses both too)
+    with pytest.raises(ValueError, match=r"`max_iter` must be an integer >= 1. Got 2.0"):
+        pl_pegasos_linear(X, C, max_iter=2.0)
+    with pytest.raises(ValueError, match=r"`batch_size` must be an integer >= 1. Got True"):
+        pl_pegasos_kernel(X @ X.T, C, batch_size=True)
 
 
 def test_factor_path_takes_the_kernel_paths_steps(monkeypatch):
