@@ -155,14 +155,14 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
       unlabeled rows ½ and free; cost ``C`` on labeled and ``C_unlabeled`` on unlabeled points.
     - ``"knn"``: ``y`` are (possibly noisy) labels; ``β_i^σ`` = fraction of the
       ``n_neighbors`` nearest other points labeled σ; all rows free. The paper's start, kept
-      as stated: on 20% flipped labels it was below a plain ``SVC`` on 7 of 8 sets
-      (docs/methods/beta.rst, "Noisy labels on other data").
+      as stated; under label noise a plain ``SVC`` was more accurate
+      (docs/methods/beta.rst, "Measurements behind the defaults").
     - ``"proportions"``: ``fit(X, bags=..., proportions=...)``, or ``fit(X, targets)`` with
       the two-column targets of :func:`weakcvx.model_selection.bag_targets` (what
       ``GridSearchCV`` with ``BagKFold`` and ``bag_error_scorer`` splits); ``β_i⁺ = p_k`` in
       bag k; ``classes_ = [0, 1]``. The paper's suggestion, kept as stated: on label
-      proportions :class:`~weakcvx.ProportionSVM` is far more accurate (measured in
-      docs/methods/beta.rst).
+      proportions :class:`~weakcvx.ProportionSVM` is more accurate
+      (docs/methods/beta.rst, "Measurements behind the defaults").
     - ``"given"``: ``fit(X, y=None, beta=...)``; all rows free (``beta_from_votes`` turns an
       expert vote matrix into β).
 
@@ -173,26 +173,27 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     class of the largest score; then (``multi_class="ovo"``, the default) one β-SVM per pair of
     classes :math:`i < j` (``pair_estimators_``) on the rows labeled :math:`i` or :math:`j`
     and the unlabeled rows given to either, with the fraction of :math:`j` among those as its
-    ``positive_fraction`` (when that is ``"auto"``; ``None`` stays the paper's P2); ``decision_function`` has one column per class (the pairs' votes,
+    ``positive_fraction`` (when that is ``"auto"``; ``None`` stays the paper's P2);
+    ``decision_function`` has one column per class (the pairs' votes,
     :func:`weakcvx.estimators._base.votes_of_pairs`) and ``predict`` takes the largest
-    (docs/methods/beta.rst).
+    (docs/methods/beta.rst, "More than two classes").
 
     Parameters
     ----------
     init : {"ssl", "knn", "proportions", "given"}, default="ssl"
+        Where β comes from and which rows P2 may change (above).
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
-        With ``"linear"`` dense features are centred on their mean in ``fit``: the same
-        β-SVM (its offset ``b`` is free), but features far from the origin made the kernel
-        nearly constant and P1 collapse to one class (two moons + 1e4); ``predict`` takes
-        uncentred points, the mean is folded into ``intercept_``.
+        With ``"linear"`` dense features are centred on their mean in ``fit`` (the same β-SVM:
+        its offset ``b`` is free), so that features far from the origin do not make the kernel
+        nearly constant and P1 collapse to one class; ``predict`` takes uncentred points, the
+        mean is folded into ``intercept_``.
     C : float or None, default=None
         Cost ``c₁`` of every point (of labeled points under ``"ssl"``; the paper tunes it by
         grid search). ``None``: ``KERNEL_C`` = 10, or with ``kernel="linear"``
         ``LINEAR_C_DIAGONAL / mean_i ‖x_i − x̄‖²`` (= 16 / mean squared distance to the mean
         row, so the default does not depend on the scale of the features; 16 when the rows
-        are all the same, where every ``C`` gives the same model); chosen among 1, 10,
-        100 (RBF) and 1-32 (linear) on UCI sets and sparse text-like rows
-        (docs/methods/beta.rst, "Measurements behind the defaults").
+        are all the same, where every ``C`` gives the same model). Chosen on UCI sets and
+        text-like rows (docs/methods/beta.rst, "Measurements behind the defaults").
     C_unlabeled : float or None, default=None
         Cost of unlabeled points under ``"ssl"``; ``None`` means the paper's
         ``c₂ = C · n_labeled / n``.
@@ -215,7 +216,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         sparse) and from ``FACTOR_MIN_ROWS`` = 5000 rows with the RBF kernel (on a
         pivoted-Cholesky factor of ``FACTOR_RANK`` = 500 columns, up to ``FACTOR_MAX_RANK`` =
         1000 while more than ``FACTOR_TRACE_TOL`` = 5% of the kernel's trace is left; the
-        polynomial kernel only above the memory budget).
+        polynomial kernel only above the memory budget); these thresholds were chosen against
+        the dense path (docs/methods/beta.rst, "At scale").
         Fallback: when LIBSVM stops at its iteration limit
         (:data:`weakcvx.beta.LIBSVM_MAX_ITER`) that P1 step and the later ones are solved with
         CVXOPT, with a ``ConvergenceWarning`` saying so. A ``UserWarning`` says when
@@ -226,14 +228,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         the free rows between ``positive_fraction · m`` and its current value (see
         :func:`weakcvx.beta.p2_step`). ``"auto"`` uses the labeled class ratio under
         ``"ssl"`` and the mean initial ``β⁺`` of the free rows otherwise; ``None`` is the
-        paper's P2 (a number: two classes only). ``"auto"`` was chosen on standardized
-        breast_cancer with 1–5 labeled points per class (docs/methods/beta.rst).
+        paper's P2 (a number: two classes only). ``"auto"`` was chosen on breast_cancer with
+        few labels (docs/methods/beta.rst, "Measurements behind the defaults").
     multi_class : {"ovo", "ovr"}, default="ovo"
         More than two classes only: ``"ovr"`` one β-SVM per class against the rest, ``"ovo"``
-        then one per pair of classes (above). ``"ovo"`` was chosen on split seeds 20-24 of six
-        multi-class sets (stratified 5% and 10% labels; with ``init="knn"``, 10% and 30%
-        flipped labels, seeds 20-22; docs/methods/beta.rst); it costs about half as much again
-        as ``"ovr"``.
+        then one per pair of classes (above), which makes ``"ovr"`` the faster. ``"ovo"`` was
+        chosen on six multi-class sets (docs/methods/beta.rst, "More than two classes").
     random_state : None, int or RandomState
         Unused: the algorithm is deterministic. Kept for the common estimator interface.
     verbose : int, default=0

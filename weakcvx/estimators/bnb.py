@@ -71,7 +71,9 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
     gamma : "mean_distance", "scale" or float, default="mean_distance"
         RBF width ``k(x, z) = exp(−γ‖x − z‖²)``: ``1 / mean squared pairwise distance`` by
         default (see :func:`weakcvx.kernels.resolve_gamma`). The paper's two moons use
-        σ = 0.5, i.e. ``gamma = 1 / (2σ²) = 2``.
+        σ = 0.5, i.e. ``gamma = 1 / (2σ²) = 2``; there the default, twice as wide, makes the
+        search much longer (docs/methods/s3vm.rst, "Branch and bound: measurements behind the
+        defaults").
     positive_fraction : float in (0, 1) or None, default=None
         The ratio r of positives among the unlabeled points; ``n_+ = r·u`` rounded half up
         (0.5 · 5 → 3). ``None`` uses the labeled class ratio (rounded half up too), as the
@@ -83,10 +85,10 @@ class BranchAndBoundS3VM(SemiSupervisedScoreMixin, KernelModelMixin, ClassifierM
         ConvergenceWarning names the limit). None: no limit (the search is exponential in the
         worst case). The limit counts the search only: the kernel comes before it, and when the
         search stopped before any complete labeling the SVM of the returned one (the last
-        node's scores rounded to the count) is one more solve on every point after it (at
-        10,000 points about 3 s and 10 s on one core, a 60 s limit ending at 79-81 s). Far
-        beyond the sizes it certifies (``weakcvx bench bnb``: two moons, every seed up to 250
-        points in 600 s) it returns such a rounding; ``S3VM()`` is the estimator for them.
+        node's scores rounded to the count) is one more solve on every point after it, so a
+        fit can run well past the limit. Far beyond the sizes it certifies it returns such a
+        rounding; ``S3VM()`` is the estimator for them. Measured in docs/methods/s3vm.rst,
+        "Branch and bound: measurements behind the defaults".
     random_state : int, RandomState instance or None, default=None
         Unused: the search is deterministic. Kept for the common estimator interface.
     verbose : int, default=0

@@ -108,11 +108,11 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         Allowed imbalance ``|n₊ − n₋| ≤ balance · n`` (for odd n a difference of one is always
         allowed, since a perfect split does not exist): the smaller cluster holds at least 35%
         of the points by default (WellSVM §5.3 uses 0.03 for balanced and 0.3 for imbalanced
-        classes). Chosen, for users who do not know the class ratio, over
-        {0.03, 0.1, 0.2, 0.3} on the data ``C`` was chosen on (docs/methods/s3vm.rst). The
-        objective favours unequal splits, so the clustering often sits exactly on this bound
-        (the smaller cluster holds 35% of the points): when the cluster sizes are roughly
-        known, set ``balance`` from them.
+        classes). The objective favours unequal splits, so the clustering often sits exactly
+        on this bound (the smaller cluster holds 35% of the points): when the cluster sizes
+        are roughly known, set ``balance`` from them. The default, for users who do not know
+        the class ratio, was chosen by measurement (docs/methods/s3vm.rst,
+        "Maximum-margin clustering defaults").
     kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         With ``"linear"`` dense features are centred on their mean in ``fit`` (the model has
         no offset of its own, so its hyperplane would otherwise pass through the origin and the
@@ -122,28 +122,27 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
     C : float, default=0.3
         Cost per point. Once ``C ≤ 1 / max_i Σ_j |K_ij|`` every ``α_i`` is ``C`` and
         ``J(y) = Cn − ½C² yᵀKy``, a kernel k-means-like criterion; a larger ``C`` weighs the
-        margin. Chosen over {0.03, 0.1, 0.3, 1} on 30 data sets outside WellSVM Table 11 and
-        on elongated clusters (:mod:`weakcvx.bench.clustering` tells the measurement).
+        margin. Chosen by measurement (docs/methods/s3vm.rst, "Maximum-margin
+        clustering defaults").
     gamma : "mean_distance", "scale", "wide" or float, default="mean_distance"
         RBF width (:func:`weakcvx.kernels.resolve_gamma`), ``1 / mean squared distance``;
-        chosen with ``C`` on the same data, over ``{1/4, 1/2, 1} × "mean_distance"`` and the
-        linear kernel.
+        chosen with ``C`` (docs/methods/s3vm.rst, "Maximum-margin clustering defaults").
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=0.0
         Constant feature modelling an offset; 0 (no offset) as in Xu et al. and WellSVM.
     n_init : int, default=3
         Starts, in this order: one k-means run (a single init, ``random_state``), the two
         leading principal directions of the kernel, then random balanced labelings (with
-        ``kernel="precomputed"`` no k-means start). Chosen over 3 / 6 / 10 starts and more
-        diverse ones on the data ``C`` was chosen on (docs/methods/s3vm.rst).
+        ``kernel="precomputed"`` no k-means start). Chosen by measurement
+        (docs/methods/s3vm.rst, "Maximum-margin clustering defaults").
     tol : float, default=1e-3
     max_iter : int or None, default=None
         Maximum cutting-plane rounds per start (or alternations). ``None``: ``MMC_ROUNDS`` (5)
         label-generation rounds, and reaching them is the stopping rule (no
         ConvergenceWarning); 50 alternations. Without labels the relaxation is loose: its
-        value keeps falling for 50-100 rounds while μ spreads over balanced labelings, but
-        the rounded labeling, which is the clustering, stops changing; chosen over 5 / 10 /
-        50 rounds (docs/methods/s3vm.rst).
+        value keeps falling while μ spreads over balanced labelings, but the rounded
+        labeling, which is the clustering, stops changing long before. Chosen by measurement
+        (docs/methods/s3vm.rst, "Maximum-margin clustering defaults").
     time_limit : float or None, default=60.0
         ``relaxation="exact"`` only: stop the branch and bound after this many seconds. The
         best clustering found is kept, ``result_.status`` is ``"time_limit"`` (not proven
@@ -163,16 +162,16 @@ class MaxMarginClustering(KernelModelMixin, ClusterMixin, BaseEstimator):
         The rounded clustering. ``predict`` uses the SVM of these labels (``α`` from
         ``J(labels_)``), not the relaxation's mixture over the working set (kept in
         ``result_``), which predicts held-out points better
-        (:func:`weakcvx.estimators._base.rounded_labels_model`, docs/methods/s3vm.rst).
+        (:func:`weakcvx.estimators._base.rounded_labels_model`; docs/methods/s3vm.rst, "The
+        mathematics").
     intercept_ : float
         The offset of ``decision_function``: the model's own (``intercept_scaling``) plus the
         threshold of :func:`agreeing_offset`, the one nearest 0 with which the training scores
         reproduce the most of ``labels_`` (0 when the SVM of the labels already reproduces
         them), so that ``predict`` on the training points gives ``labels_`` back. Without it a
-        kernel with a large constant part (e.g. the RBF kernel of 60 points in 500 dimensions,
-        every off-diagonal value near ``e⁻¹``) and clusters of unequal size put every point on
-        the side of the larger one; on held-out points of 13 sets it changed the accuracy by
-        nothing measurable (docs/methods/s3vm.rst, "The classifier").
+        kernel with a large constant part (e.g. an RBF kernel in many dimensions, every
+        off-diagonal value near ``e⁻¹``) and clusters of unequal size can put every point on
+        the side of the larger one (measured in docs/methods/s3vm.rst, "The mathematics").
     objective_ : float
         SVM objective of the clustering.
     kernel_rank_ : int or None

@@ -371,47 +371,47 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         mean is folded into ``intercept_``.
     C : float or None, default=None
         Hinge cost of every negative instance, the paper's ``C_2`` (eq. 18). ``None``:
-        ``KERNEL_C`` = 2 with the RBF or polynomial kernel (chosen with ``C_positive`` by
-        10-fold CV on Musk1, Musk2 and Elephant, CV seeds 10-19, :doc:`/methods/mil`); with
-        ``kernel="linear"``, ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` over the training
-        instances (``s`` the ``intercept_scaling``): ``C`` times the mean kernel diagonal as
-        with the RBF default, 4 (a fixed ``C = 2`` overfits and slows down as the features
-        grow; chosen on the same sets, CV seeds 10-12).
+        ``KERNEL_C`` = 2 with the RBF or polynomial kernel; with ``kernel="linear"``,
+        ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` over the training instances (``s`` the
+        ``intercept_scaling``), so that ``C`` times the mean kernel diagonal is 4, as with the
+        RBF default, whatever the number of features. Chosen by 10-fold CV on Musk1, Musk2 and
+        Elephant (:doc:`/methods/mil`, "The mathematics" and "The linear kernel's cost").
     C_positive : float or None, default=None
         Hinge cost of each key slot of a positive bag, the paper's ``C_1`` (with
         ``variant="mi"``: of each instance of a positive bag); ``None``: ``POSITIVE_COST_RATIO
-        · C`` = ``4 C`` for ``variant="MI"`` (WellSVM §5.2's grid ``{C, 4C, 10C}``, chosen with
-        ``C``); ``C`` for ``variant="mi"``.
+        · C`` = ``4 C`` for ``variant="MI"``, ``C`` for ``variant="mi"``. Chosen with ``C``
+        from WellSVM §5.2's grid ``{C, 4C, 10C}`` (:doc:`/methods/mil`, "The mathematics").
     gamma : "select", "scale", "mean_distance" or float, default="select"
         RBF width. ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default);
         ``"select"`` chooses among ``GAMMA_MULTIPLES`` (0.5, 1, 1.5) times ``"scale"`` by the
         bag AUC of an instance-level SVC in ``GAMMA_FOLDS`` (3) inner folds of the training
-        bags (:func:`select_gamma`). Chosen on the same CV seeds: no fixed width is as good on
-        all three sets (Musk1 is best at 1.5, Elephant at 0.5 times ``"scale"``).
+        bags (:func:`select_gamma`). Chosen by 10-fold CV on Musk1, Musk2 and Elephant, on
+        which no fixed width is best for all three (:doc:`/methods/mil`, "The kernel width").
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
         Value ``s`` of the constant feature that models the offset (kernel ``k + s²``; 0 for
-        no offset). Chosen on Musk1, CV seeds 10-19 (3: within noise, twice the time).
+        no offset). Chosen by 10-fold CV on Musk1 (:doc:`/methods/mil`, "The mathematics").
     n_key : int, default=1
         Key instances per positive bag (``variant="MI"``; ``variant="mi"`` takes only 1): one
         witness, the MIL assumption. Where positive bags hold many positive instances a larger
-        ``n_key`` can do better, though not on Musk and Elephant (:doc:`/methods/mil`, "Data
-        sets the defaults never saw").
+        ``n_key`` can do better; 1 was kept after measuring 2 (:doc:`/methods/mil`, "Data sets
+        the defaults never saw").
     max_rank : int or None, default=None
         Above ``weakcvx.kernels.EXACT_FACTOR_LIMIT`` training instances (and for
         non-linear kernels), the kernel enters through a pivoted-Cholesky factor with at most
         this many columns (:func:`weakcvx.kernels.pivoted_cholesky_blocked`): O(n · max_rank)
         memory, never n × n; prediction then uses the factor's (Nyström) kernel, the one the
-        model was trained on. ``None``: ``n // 30`` columns for ``n`` instances, at least 300
-        (chosen on Musk2 subsamples among 100, 300 and 1,000) and at most 1,000, because a
-        fixed rank lost accuracy as the data grew (``RANK_INSTANCES``).
+        model was trained on. ``None``: ``n // 30`` columns for ``n`` instances
+        (``RANK_INSTANCES``), at least 300 and at most 1,000 (above 300 only as far as the
+        memory budget holds the factor). Chosen on Musk2 and on larger synthetic bags
+        (:doc:`/methods/mil`, "Many instances").
     tol : float, default=1e-3
         Relative tolerance of the cutting-plane loop (or of the alternation).
     max_iter : int or None, default=None
         Maximum cutting-plane rounds (or alternations). ``None``: ``MIL_ROUNDS`` (3)
         label-generation rounds (reaching them is then the stopping rule and raises no
-        ConvergenceWarning), 100 alternations. Chosen on Musk1, Musk2 and Elephant, CV seeds
-        10-19 (more rounds: no better key choice, more time).
+        ConvergenceWarning), 100 alternations. Chosen by 10-fold CV on Musk1, Musk2 and
+        Elephant (:doc:`/methods/mil`, "What else was tried for Musk1").
     random_state : int, RandomState or None
     verbose : int
 

@@ -208,24 +208,26 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Regularisation λ > 0, on the standardized features when ``standardize=True``.
         ``None``: ``λ = 1 / (DEFAULT_C · n)`` on ``n`` training rows, the regularisation of an
         SVM with cost ``C = DEFAULT_C`` = 3 per point (``½‖w‖² + C Σ_i loss_i``, divided by
-        ``C n``), so that it does not grow with the data; chosen among ``C`` = 1, 3, 10
-        (docs/methods/partial.rst). The value used is ``lam_``.
+        ``C n``), so that it does not grow with the data. The value used is ``lam_``. Chosen
+        on nine multi-class sets (docs/methods/partial.rst, "Measurements behind the
+        defaults").
     standardize : bool, default=True
         Center and scale every feature to unit variance inside ``fit`` (sparse input stays
         sparse: PL-Pegasos centers it implicitly; ``intercept_scaling=0``: scale only, so that
         the model keeps no offset). The linear model is mapped back, so ``coef_``,
         ``intercept_`` and ``decision_function`` are on the features as given; with
-        ``kernel="poly"`` or ``"rbf"`` the kernel is taken between standardized points. PL-Pegasos' first steps scale with
-        ``max ‖x‖² / λ``: on raw features of large scale (wine: proline ~ 1e3) its default
-        budget returns a near-chance model, and λ means something different on every data
-        set. ``False`` uses the features as given.
+        ``kernel="poly"`` or ``"rbf"`` the kernel is taken between standardized points.
+        PL-Pegasos' first steps scale with ``max ‖x‖² / λ``: on raw features of large scale
+        its default budget can return a near-chance model, and λ means something different
+        on every data set (docs/methods/partial.rst, "Using it"). ``False`` uses the
+        features as given.
     degree : int, default=3
         Degree of the polynomial kernel.
     gamma : "mean_distance", "scale" or float, default="mean_distance"
         RBF width (``1 / mean squared pairwise distance`` by default); for ``kernel="poly"``
         the same width scales ``xᵀz`` in ``(γ xᵀz + coef0)^degree``, resolved on the
-        standardized rows (``gamma=1`` is the paper's kernel; the resolved width was more
-        accurate on digits and wine, docs/methods/partial.rst).
+        standardized rows (``gamma=1`` is the paper's kernel). The resolved width was chosen
+        on digits and wine (docs/methods/partial.rst, "Measurements behind the defaults").
     coef0 : float, default=1.0
         Constant of the polynomial kernel.
     intercept_scaling : float, default=1.0
@@ -235,14 +237,14 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         Epochs of PL-Pegasos (at least; see ``min_steps``), or maximum CCCP rounds.
     batch_size : int, default=16
         Points per PL-Pegasos step: with the default λ ~ 1/n the steps, not the epochs, bound
-        the convergence, and 16 took less time than 64 for the same accuracy on nine sets
-        (docs/methods/partial.rst). ``batch_size ≥ n_samples`` is the paper's full-batch
-        Algorithm 1.
+        the convergence. ``batch_size ≥ n_samples`` is the paper's full-batch Algorithm 1.
+        Chosen on nine multi-class sets (docs/methods/partial.rst, "Measurements behind the
+        defaults").
     min_steps : int, default=1000
         Floor on the number of PL-Pegasos steps: when ``max_iter`` epochs hold fewer steps
         (``ceil(n / batch_size)`` per epoch), more epochs are run. PL-Pegasos converges in the
-        number of steps, so 20 epochs of batches of 64 — 40 steps on iris — are too few on
-        small data. Ignored by CCCP.
+        number of steps, and on small data ``max_iter`` epochs hold too few of them
+        (docs/methods/partial.rst, "Using it"). Ignored by CCCP.
     average : bool, default=True
         Return the average of the PL-Pegasos iterates of the second half of the run.
     warmup : float in [0, 1], default=0.25
@@ -252,8 +254,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         The PL loss is not convex, and from ``W = 0`` its steps favour the candidate of lowest
         index and can leave a class that no point is assigned to (a local minimum of higher
         objective); the warm-up gives every candidate the same push first. 0 is the paper's
-        algorithm; chosen among 0, 0.1, 0.25 and 0.5 (docs/methods/partial.rst). Ignored by
-        CCCP.
+        algorithm. Ignored by CCCP. Chosen on nine multi-class sets and ambiguous draws
+        (docs/methods/partial.rst, "Measurements behind the defaults").
     tol : float, default=1e-6
         CCCP stops when the objective decreases by less than ``tol · max(1, P)``.
     cccp_solver : str, default="CLARABEL"
@@ -310,10 +312,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
 
     PL-Pegasos converges in objective as O(1/(λT)) (T steps). The default budget stops far
     from the optimal objective on large data although test accuracy has reached its plateau
-    (figures in docs/methods/partial.rst); raise ``max_iter`` when the objective itself
-    matters, or use ``solver="cccp"`` on small data. A ``ConvergenceWarning`` says when the
-    returned objective is above that of the zero model (``P(0) = 1`` when every candidate set
-    is a proper subset of the classes).
+    (docs/methods/partial.rst, "Measurements behind the defaults"); raise ``max_iter`` when
+    the objective itself matters, or use ``solver="cccp"`` on small data. A
+    ``ConvergenceWarning`` says when the returned objective is above that of the zero model
+    (``P(0) = 1`` when every candidate set is a proper subset of the classes).
 
     With two classes ``decision_function`` returns ``s_1 − s_0`` (shape ``(n_samples,)``,
     positive for ``classes_[1]``), the scikit-learn convention.

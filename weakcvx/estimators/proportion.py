@@ -354,8 +354,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     C : float, default=1.0
         Cost of the instance hinge losses (the paper's grid: 0.1, 1, 10).
     C_p : float, default=10.0
-        Cost of the proportion loss of alter-∝SVM (paper's grid: 1, 10, 100); the middle of
-        the grid, the most robust of the three on five UCI sets (docs/methods/llp.rst).
+        Cost of the proportion loss of alter-∝SVM (paper's grid: 1, 10, 100). The middle of
+        the grid, chosen on five UCI sets (docs/methods/llp.rst, "C_p = 10").
     eps : float, default=0.0
         Tolerance on the proportions (``eps >= 0``).
     gamma, degree, coef0 : kernel parameters (``gamma="mean_distance"``: 1 / mean squared
@@ -365,13 +365,13 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     standardize : bool, default=True
         Center and scale every feature to unit variance inside ``fit`` (``mean_``,
         ``scale_``; sparse ``X`` is scaled only and stays sparse): ``C`` and ``C_p`` mean the
-        same on every data set, and the SVM solvers do not crawl on features of large scale
-        (docs/methods/llp.rst, "Unscaled features"). ``coef_`` and ``intercept_`` are on the
-        features as given; the RBF and polynomial kernels are taken between standardized
-        points. ``False`` uses ``X`` as given (a precomputed kernel always is): scaling each
-        feature changes which separator has the largest margin, so keep it where the units
-        mean something (Yu et al.'s Fig. 1 toy: 30 of 30 recovered as drawn, 16 of 30
-        standardized).
+        same on every data set, and the SVM solvers do not crawl on features of large scale.
+        ``coef_`` and ``intercept_`` are on the features as given; the RBF and polynomial
+        kernels are taken between standardized points. ``False`` uses ``X`` as given (a
+        precomputed kernel always is): scaling each feature changes which separator has the
+        largest margin, so use it where the units mean something (as in Yu et al.'s Fig. 1
+        toy). Adopted after a probe on raw UCI features (docs/methods/llp.rst, "Unscaled
+        features").
     n_init : int, default=10
         Random restarts of alter-∝SVM (the paper's 10).
     init : {"mean_map", "random"}, default="mean_map"
@@ -379,13 +379,13 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         each bag (:func:`weakcvx.local.proportion_ranked_labels`, annealing from ``0.1·C``) and
         keeps it unless a random restart's objective is below half of its own (see Notes);
         ``"random"``: the paper's uniformly random restarts only. Chosen on seven UCI sets
-        outside the reported ones, bags of 4/8/16 (docs/methods/llp.rst).
+        outside the reported ones (docs/methods/llp.rst, "alter-∝SVM's MeanMap start").
     oracle : {"sorting", "eigen"}, default="sorting"
         Violated-label search of conv-∝SVM.
     tol : float or None, default=None
         Relative decrease that stops an alternation loop (alter-∝SVM, default 1e-4) or the
-        cutting planes (conv-∝SVM, default 1e-2: 1e-3 took several times longer for the same
-        accuracy, docs/methods/llp.rst).
+        cutting planes (conv-∝SVM, default 1e-2, chosen for time at equal accuracy:
+        docs/methods/llp.rst, "conv-∝SVM's stopping rule").
     max_iter : int, default=50
         Alternations per annealing step, or cutting-plane rounds.
     random_state : int, RandomState or None
@@ -446,13 +446,13 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
 
     **The MeanMap start** (``init="mean_map"``). On real data (overlapping classes, bags near
     the class ratio) the objective ranks labelings poorly: restarts of nearly equal objective
-    end on labelings of quite different accuracy, and the best random restart is often a worse
-    one. One run started from the bag-mean model's ranking stays near MeanMap's consistent
-    estimate while it refines the instance labels. On the Fig. 1 toy that start is the trap
-    and ends at an objective 6-16 times that of the random restarts that escape it, which then
-    replace it (the rule: a random restart below half of the start's objective; on seven UCI
-    sets the ratio was 0.5-2.9, above 2 in 3 of 77 problems). The objective is a poor judge
-    on real data: the true labeling's objective was 3-5 times the best restart's.
+    end on labelings of quite different accuracy, the true labeling's objective lies well above
+    the best restart's, and the best random restart is often a worse one. One run started from
+    the bag-mean model's ranking stays near MeanMap's consistent estimate while it refines the
+    instance labels. On the Fig. 1 toy that start is the trap, and the random restarts that
+    escape it end far below its objective; hence the rule: the start is kept unless a random
+    restart's objective is below half of its own (measurements: docs/methods/llp.rst,
+    "alter-∝SVM's MeanMap start").
 
     **Recovery of conv-∝SVM on imbalanced bags.** The rank-1 approximation of
     ``M = Σ_t μ_t y_t y_tᵀ`` is the top singular vector of the weighted working set. When
@@ -742,8 +742,9 @@ class InvCal(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, BaseEstimat
     tolerance; the targets are logits of order 1, so with large bag-mean kernel entries (raw
     features) it needs a tiny relative precision and many millions of iterations, while the
     interior point's iterations do not depend on the scale: hence the default
-    (:func:`weakcvx.proportion.invcal`; timings in docs/methods/llp.rst). Standardising the
-    features is still advisable: the ridge penalty ``½‖w‖²`` treats all features alike.
+    (:func:`weakcvx.proportion.invcal`; timings in docs/methods/llp.rst, "InvCal's solver").
+    Standardising the features is still advisable: the ridge penalty ``½‖w‖²`` treats all
+    features alike.
 
     References
     ----------
@@ -829,21 +830,11 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     the true ``μ_xy`` (e.g. pure bags of equal size) this is exactly L2-regularised logistic
     regression with scores ``2wᵀx``.
 
-    Notes
-    -----
-    docs/design.rst §3.6 and the reference implementation of Patrini et al. (2014) write the
-    objective with sums, ``Σ_i log 2cosh(wᵀx_i) − wᵀμ̂_xy + λ'‖w‖²``; here it is divided by ``n``,
-    so ``λ' = nλ`` and ``λ`` means the same at every sample size. The estimate ``μ̂_xy`` usually
-    lies outside the set ``{Σ_i t_i x_i : |t_i| ≤ 1}`` that true labels can reach; then the
-    likelihood term decreases without bound along some direction and only ``λ`` keeps ``w``
-    finite: weak regularisation lets the estimation noise of ``μ̂_xy`` pick the direction.
-    The default ``λ = 1`` (``λ' = n``) was chosen on five UCI sets against the paper's grid
-    (docs/methods/llp.rst).
-
     Parameters
     ----------
     lam : float, default=1.0
-        Ridge weight λ per instance (the ∝SVM paper's grid: 0.1, 1, 10).
+        Ridge weight λ per instance (the ∝SVM paper's grid: 0.1, 1, 10). Chosen on five UCI
+        sets against that grid (docs/methods/llp.rst, "MeanMap's λ = 1").
 
     Attributes
     ----------
@@ -851,6 +842,17 @@ class MeanMap(_ProportionFitMixin, ClassifierMixin, BaseEstimator):
     intercept_ : float
     class_means_ : ndarray (2, n_features)
         Estimated ``μ₋`` and ``μ₊`` (with the constant feature dropped).
+
+    Notes
+    -----
+    docs/design.rst §3.6 and the reference implementation of Patrini et al. (2014) write the
+    objective with sums, ``Σ_i log 2cosh(wᵀx_i) − wᵀμ̂_xy + λ'‖w‖²``; here it is divided by ``n``,
+    so ``λ' = nλ`` and ``λ`` means the same at every sample size. The estimate ``μ̂_xy`` usually
+    lies outside the set ``{Σ_i t_i x_i : |t_i| ≤ 1}`` that true labels can reach; then the
+    likelihood term decreases without bound along some direction and only ``λ`` keeps ``w``
+    finite: weak regularisation lets the estimation noise of ``μ̂_xy`` pick the direction,
+    hence the default ``λ = 1``, i.e. ``λ' = n``, far above the paper's grid read in the sum
+    form.
 
     References
     ----------

@@ -365,11 +365,10 @@ def default_positive_fraction(y_known, scores, weight=None, cv_accuracy=None):
     the labeled points (scores ``s``, :func:`weakcvx.rounding.supervised_scores`) predicts on the
     unlabeled points, with the weight ``w`` of :func:`predicted_fraction_weight`. As many
     labeled points of each class is what labeling a fixed number per class gives, and then
-    :math:`p_L = \tfrac12` says nothing about the classes (five of each on imbalanced classes
-    forced a balanced split), so ``w`` grows with the labels alone; otherwise :math:`p_L` is
-    a binomial estimate (a standard deviation of 0.065 with 60 labels of balanced classes) and
-    ``w`` weighs it against the SVM's cross-validated error rate (chosen on split seeds 90-94
-    of UCI and generated sets, docs/methods/s3vm.rst, "The balance").
+    :math:`p_L = \tfrac12` says nothing about the classes, so ``w`` grows with the labels
+    alone; otherwise :math:`p_L` is a binomial estimate (a standard deviation of 0.065 with 60
+    labels of balanced classes) and ``w`` weighs it against the SVM's cross-validated error
+    rate. Chosen by measurement (docs/methods/s3vm.rst, "The balance").
 
     Parameters
     ----------
@@ -492,8 +491,8 @@ def labeled_loo_accuracy(X, y, gammas, ridge=GAMMA_RIDGE):
         Their labels, ±1.
     gammas : sequence of float
     ridge : float
-        :math:`\lambda`; the default is :math:`1/C` at ``S3VM``'s ``C = 2`` (chosen over 0.1, 1
-        and 2 with the rest of ``gamma="select"``).
+        :math:`\lambda`; the default is :math:`1/C` at ``S3VM``'s ``C = 2``, chosen with the
+        rest of ``gamma="select"`` (docs/methods/s3vm.rst, "The RBF width").
 
     Returns
     -------
@@ -666,11 +665,11 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
       labeling (``transduction_``); predicts with the SVM of that labeling, ``f(x) = Σ_i α_i
       y_i k(x_i, x)`` with ``α`` the solution of ``J(transduction_)``, not with the relaxation's
       mixture ``Σ_t μ_t Σ_i α_i y_ti k(x_i, x)`` (kept in ``result_``): the SVM of the rounded
-      labels follows ``transduction_`` and generalises better (5% labeled, mean of 9 sets
-      0.760 → 0.785; :func:`weakcvx.estimators._base.rounded_labels_model`). It is a soft
-      margin, so ``predict`` on the training rows can differ from ``transduction_`` where that
-      SVM does not fit a label (3-7% of the rows of magic at 5% labeled, where
-      ``transduction_`` keeps the balance constraint's count and ``predict`` does not).
+      labels follows ``transduction_`` and generalises better
+      (:func:`weakcvx.estimators._base.rounded_labels_model`; measured in
+      docs/methods/s3vm.rst, "The mathematics"). It is a soft margin, so ``predict`` on the
+      training rows can differ from ``transduction_`` where that SVM does not fit a label
+      (``transduction_`` keeps the balance constraint's count and ``predict`` does not).
     - ``"alternating"``: SVM fit / exact relabeling to a local optimum.
     - ``"exact"``: the global optimum (enumeration or branch and bound; small problems),
       within ``time_limit`` / ``max_nodes``.
@@ -697,29 +696,28 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         a regularised constant feature, which a common offset of the features (a column
         around 5e4) dwarfs, so that the model could not fit its own labels; ``predict`` takes
         uncentred points, the mean is folded into ``intercept_``. Sparse features are not
-        centred (that would make them dense); their offset feature is measured on text-like
-        rows (``weakcvx bench linear``).
+        centred (that would make them dense).
     C : float or None, default=None
-        Cost of labeled points. ``None``: ``KERNEL_C`` = 2 (chosen over 1, 1.5 and 3 on split
-        seeds 0-9 of ``weakcvx bench peers``, standardized features, reported there on seeds
-        10-19), and with ``kernel="linear"`` ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` over
-        the training rows (``s`` the ``intercept_scaling``; ``LINEAR_C_DIAGONAL = 4``, the RBF
-        default's product of ``C`` and the diagonal, measured on ten UCI sets, sparse
-        text-like rows and clusters split by a gap, docs/methods/s3vm.rst).
+        Cost of labeled points. ``None``: ``KERNEL_C`` = 2 with the RBF, polynomial and
+        precomputed kernels; with ``kernel="linear"``, over the training rows,
+        ``LINEAR_C_DIAGONAL / (mean ‖x − x̄‖² + s²)`` (``s`` the ``intercept_scaling``;
+        ``LINEAR_C_DIAGONAL = 4``, the RBF default's product of ``C`` and the kernel's
+        diagonal, 2 × 2). Chosen by measurement (docs/methods/s3vm.rst, "Defaults"
+        and "The linear C follows the rows' spread").
     C_unlabeled : float or None, default=None
         Cost of unlabeled points. ``None``: ``C · min(1, 20 / l)`` with ``l`` labeled points
-        (``UNLABELED_COST_LABELS``; ``C``, the top of the paper's grid {0.001, …, 1}·C, up to 20
-        labels; the rule chosen on random and stratified draws of 2-50% labels, split seeds
-        0-9 and 50-61, docs/methods/s3vm.rst), and ``LINEAR_UNLABELED_RATIO · C`` = 0.1 C with
-        ``kernel="linear"`` (WellSVM's C₂).
+        (``UNLABELED_COST_LABELS``: ``C``, the top of the paper's grid {0.001, …, 1}·C, up to 20
+        labels), and ``LINEAR_UNLABELED_RATIO · C`` = 0.1 C with ``kernel="linear"`` (WellSVM's
+        C₂). Chosen by measurement (docs/methods/s3vm.rst, "The cost of unlabeled
+        points").
     gamma : "select", "mean_distance", "scale", "wide" or float, default="select"
         RBF width. ``"select"``: ``1 / mean squared pairwise distance`` (``"mean_distance"``),
         or 2 or 4 times it when that narrower width both fits the labeled rows better and its
         alternating-search labeling cuts fewer than 3/4 of the edges of the 5-nearest-neighbour
         graph that the wider one cuts (:func:`select_gamma`, on at most 2,000 rows drawn: a
-        boundary through a low-density gap cuts few neighbour pairs); chosen on split seeds
-        0-9 of eleven UCI sets and generated manifold data (docs/methods/s3vm.rst, "The RBF
-        width"). For a polynomial kernel ``"select"`` is ``"mean_distance"``.
+        boundary through a low-density gap cuts few neighbour pairs). For a polynomial kernel
+        ``"select"`` is ``"mean_distance"``. Chosen by measurement
+        (docs/methods/s3vm.rst, "The RBF width").
     degree, coef0 : polynomial kernel parameters.
     positive_fraction : float in (0, 1) or None, default=None
         Fraction of positives (``classes_[1]``) among unlabeled points, two classes only;
@@ -727,14 +725,13 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         labeled points predicts on the unlabeled ones, weighted by the labels alone when they
         hold as many of each class (as labeling k per class gives) and otherwise by the binomial
         variance of the ratio against that SVM's cross-validated error rate
-        (:func:`default_positive_fraction`; chosen on split seeds 20-29 and 90-94 of UCI and
-        generated sets: docs/methods/s3vm.rst, "The balance"). The number of positives is
-        ``fraction · u`` rounded half up (``u`` unlabeled points; 0.5 · 5 → 3). It is a hard
-        constraint (WellSVM eq. 17): with ``None``, a ``UserWarning`` says when the imposed
-        fraction and the SVM's are more than 0.25 apart and that SVM separates the labeled
-        points; the principal challengers of label generation may then take any count between
-        the labeled ratio's and the imposed one (docs/methods/s3vm.rst, "Principal-direction
-        challengers").
+        (:func:`default_positive_fraction`). The number of positives is ``fraction · u``
+        rounded half up (``u`` unlabeled points; 0.5 · 5 → 3). It is a hard constraint (WellSVM
+        eq. 17): with ``None``, a ``UserWarning`` says when the imposed fraction and the SVM's
+        are more than 0.25 apart and that SVM separates the labeled points; the principal
+        challengers of label generation may then take any count between the labeled ratio's
+        and the imposed one (docs/methods/s3vm.rst, "Principal-direction challengers"). The
+        default was chosen by measurement (docs/methods/s3vm.rst, "The balance").
     intercept_scaling : float, default=1.0
         Value of the constant feature that models the offset (0 for no offset).
     tol : float or None, default=None
@@ -747,10 +744,11 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         Maximum cutting-plane rounds (or alternations). ``None``: label generation stops when
         its rounded labels are the same as in the previous round, after at most ``S3VM_ROUNDS``
         (6) rounds, with the short round schedule
-        :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (chosen on split seeds 0-9 of
-        ``weakcvx bench peers``; ``S3VM_LARGE_ROUNDS`` (10) rounds of the engine's own policy
-        on large problems); 100 alternations for ``"alternating"``. A number: exactly
-        the engine's :class:`~weakcvx.cutting_plane.RoundPolicy`, up to that many rounds.
+        :meth:`weakcvx.cutting_plane.RoundPolicy.estimator` (``S3VM_LARGE_ROUNDS`` (10) rounds
+        of the engine's own policy on large problems); 100 alternations for ``"alternating"``.
+        A number: exactly the engine's :class:`~weakcvx.cutting_plane.RoundPolicy`, up to that
+        many rounds. The cap was chosen by measurement (docs/methods/s3vm.rst,
+        "Defaults").
     oracle : {"sorting", "exact"}, default="sorting"
         Violated-label search of label generation (``"exact"``: enumeration, tiny problems).
     time_limit : float or None, default=60.0
@@ -759,8 +757,7 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         labeling found is kept, ``lower_bound_`` is then a certified lower bound below
         ``objective_``, ``result_.status`` is ``"time_limit"`` and a
         :class:`~sklearn.exceptions.ConvergenceWarning` says so. ``None``: no limit (the search
-        is exponential in the worst case: make_blobs with 60 points, 6 labeled, does not finish
-        in 10 minutes).
+        is exponential in the worst case; docs/methods/s3vm.rst, "The mathematics").
     max_nodes : int or None, default=None
         ``relaxation="exact"`` only: stop after this many branch-and-bound nodes (same outcome
         as ``time_limit``). ``None``: no limit.
@@ -768,9 +765,8 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
         More than two classes only. ``"ovr"``: one S3VM per class against the rest;
         ``"ovo"``: then one per pair of classes on that step's transduction, combined by votes
         (above); the first step then runs the alternating search in place of the default
-        label generation (it only assigns the rows to the pairs: within 0.002 of its accuracy
-        at half the time). ``"ovo"`` was chosen on split seeds 20-27 of six multi-class sets
-        (stratified 5% and 10% labels; docs/methods/s3vm.rst, "More than two classes").
+        label generation (it only assigns the rows to the pairs). Both chosen by measurement
+        (docs/methods/s3vm.rst, "More than two classes").
     random_state : int, RandomState or None
     verbose : int
         ``0`` silent; ``1`` progress lines (label generation rounds, branch-and-bound progress
