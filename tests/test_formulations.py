@@ -205,6 +205,41 @@ def test_sdp_for_any_formulation_agrees_with_the_schur_model_on_the_hinge():
     assert kelley.value == pytest.approx(schur.value, rel=1e-3)
 
 
+def test_inexact_solves_of_the_rounds_warn_only_when_the_value_is_not_certified(monkeypatch):
+    """The cutting-plane SDP's value is the weak-duality certificate at its best α, valid
+    whatever the rounds' solvers returned: an ``optimal_inaccurate`` oracle solve is noted in
+    ``message``, not warned about; without a certificate the warning reaches the user."""
+    import weakcvx.sdp as sdp_module
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, y_known = tiny_data(7, n=10)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5),
+                                  wc.labelsets.SemiSupervised(y_known), formulation=SmoothHinge())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clean = sdp_cutting_plane(problem, tol=1e-6)
+    original = sdp_module._ElliptopeOracle.__call__
+
+    def inexact(self, H):  # the same answer, reported as CVXPY reports an inexact one
+        out = original(self, H)
+        warnings.warn("the SDP oracle: solver CLARABEL returned 'optimal_inaccurate'",
+                      ConvergenceWarning)
+        return out
+
+    monkeypatch.setattr(sdp_module._ElliptopeOracle, "__call__", inexact)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noted = sdp_cutting_plane(problem, tol=1e-6)
+    assert noted.certified and clean.certified
+    assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert "inexact" in noted.message and "optimal_inaccurate" in noted.message
+    assert noted.value == pytest.approx(clean.value, rel=1e-9)
+    monkeypatch.setattr(sdp_module, "_certified_value",
+                        lambda problem, alpha, estimate: (float(estimate), False))
+    with pytest.warns(ConvergenceWarning, match="optimal_inaccurate"):
+        sdp_cutting_plane(problem, tol=1e-6)
+
+
 def test_generic_count_constraints_give_the_built_in_sdp_value():
     X, y, y_known = tiny_data(6, n=10)
     K = wc.kernels.rbf(X, gamma=0.5)

@@ -728,6 +728,28 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
     K = problem.kernel_matrix()
     if problem.shift is not None:  # the formulation's f carries the shift itself
         K = K - np.diag(problem.shift)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        lower, best_alpha, upper, M, it, status, message, history = _cutting_plane_rounds(
+            problem, K, solver, tol, max_iter, verbose, start)
+    v = np.linalg.eigh(M)[1][:, -1]
+    labels, upper_bound, labels_alpha = round_scores(problem, v,
+                                                     candidates=[labelset.argmax(-v)])
+    value, certified = _certified_value(problem, best_alpha, lower)
+    message = _report_inexact_solves(caught, certified, message)
+    return SolveResult(method="sdp", value=value, labels=labels,
+                       upper_bound=upper_bound, certified=certified, status=status,
+                       message=message,
+                       n_iter=it, seconds=time.perf_counter() - start, history=history,
+                       alpha=labels_alpha, mu=np.ones(1), working_set=[labels.copy()],
+                       extra={"M": M, "master_value": float(upper), "lower_estimate": lower,
+                              "gap": float(upper - lower), "formulation": "cutting_plane"})
+
+
+def _cutting_plane_rounds(problem, K, solver, tol, max_iter, verbose, start):
+    """The rounds of :func:`sdp_cutting_plane`: ``(L, α of L, U, Σ μ_i M_i, rounds, status,
+    message, history)``."""
+    labelset = problem.labelset
     oracle = _ElliptopeOracle(labelset, solver)
     b0 = labelset.initial(random_state=0)
     matrices = [np.outer(b0, b0)]
@@ -749,17 +771,22 @@ def sdp_cutting_plane(problem, tol=1e-4, max_iter=50, solver=None, max_n=None, v
             break
         matrices.append(M_new)
     M = sum(m * Mi for m, Mi in zip(mu, matrices))
-    v = np.linalg.eigh(M)[1][:, -1]
-    labels, upper_bound, labels_alpha = round_scores(problem, v,
-                                                     candidates=[labelset.argmax(-v)])
-    value, certified = _certified_value(problem, best_alpha, lower)
-    return SolveResult(method="sdp", value=value, labels=labels,
-                       upper_bound=upper_bound, certified=certified, status=status,
-                       message=message,
-                       n_iter=it, seconds=time.perf_counter() - start, history=history,
-                       alpha=labels_alpha, mu=np.ones(1), working_set=[labels.copy()],
-                       extra={"M": M, "master_value": float(upper), "lower_estimate": lower,
-                              "gap": float(upper - lower), "formulation": "cutting_plane"})
+    return lower, best_alpha, upper, M, it, status, message, history
+
+
+def _report_inexact_solves(caught, certified, message):
+    """Re-issue the warnings recorded during the rounds, except the inexact solves'
+    (``optimal_inaccurate``) when the value is certified: the weak-duality certificate at the
+    returned α does not depend on what the solvers returned, so they are only noted in the
+    result's ``message``. Returns that message."""
+    inexact = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    for w in caught:
+        if not (certified and w in inexact):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if certified and inexact:
+        message += (f"; {len(inexact)} CVXPY solve(s) of the rounds inexact "
+                    f"({inexact[0].message}), the certified value does not depend on them")
+    return message
 
 
 def _certified_value(problem, alpha, estimate):
