@@ -183,3 +183,44 @@ def test_cross_val_score_default_scoring_is_minus_bag_error():
     explicit = cross_val_score(wc.MeanMap(), X, targets, cv=cv, scoring=bag_error_scorer)
     assert np.all(np.isfinite(default))
     np.testing.assert_allclose(default, explicit)
+
+
+@pytest.mark.parametrize("make", [lambda: wc.MeanMap(),
+                                  lambda: wc.ProportionSVM(n_init=1, random_state=0)])
+def test_a_split_that_cuts_bags_warns_and_a_split_by_bag_does_not(make):
+    """An integer ``cv`` splits rows: the bags scored were fitted with part of their rows, and
+    the bag error compares a whole bag's proportion with predictions on the rest of it."""
+    import warnings
+
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(160, centers=2, n_features=3, random_state=0)
+    bags, p = wc.datasets.make_bags(X, y, 8, random_state=0)
+    targets = bag_targets(bags, p)
+
+    def cut_warnings(**kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cross_val_score(make(), X, targets, **kwargs)
+        return [w for w in caught if "cut bags" in str(w.message)]
+
+    assert len(cut_warnings(cv=2)) == 2  # one per test fold
+    assert len(cut_warnings(cv=2, scoring=bag_error_scorer)) == 2
+    assert cut_warnings(cv=BagKFold(2, random_state=0)) == []
+    assert cut_warnings(cv=BagKFold(2, random_state=0), scoring=bag_error_scorer) == []
+    model = make().fit(X, targets)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.score(X, targets)  # the training bags, whole: nothing was cut
+    assert not [w for w in caught if "cut bags" in str(w.message)]
+
+
+def test_too_many_positional_proportions_name_the_bag_ids_without_rows():
+    bags = np.repeat([0, 1, 2, 4, 5, 6, 7], 3)  # bag 3 lost its rows
+    with pytest.raises(ValueError, match=r"7 bags.*Got shape \(8,\).*from 0 to 7 but bag 3 "
+                                         r"has no rows"):
+        check_bags(bags, np.full(8, 0.5), len(bags))
+    with pytest.raises(ValueError, match=r"but bags 3, 4 have no rows"):
+        check_bags(np.repeat([0, 1, 2, 5], 2), np.full(6, 0.5), 8)
+    with pytest.raises(ValueError, match=r"Got shape \(8,\) instead\.$"):  # ids 0-6: no gap
+        check_bags(np.repeat(np.arange(7), 3), np.full(8, 0.5), 21)

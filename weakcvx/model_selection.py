@@ -213,9 +213,24 @@ def check_bags(bags, proportions, n_samples):
         if p.ndim != 1 or p.shape[0] != len(ids):
             raise ValueError(f"`proportions` must have one entry per bag ({len(ids)} bags, in "
                              f"the order of the sorted bag ids, or a mapping {{bag id: "
-                             f"proportion}}). Got shape {p.shape} instead.")
+                             f"proportion}}). Got shape {p.shape} instead"
+                             f"{_missing_ids_hint(ids)}.")
     _check_proportion_values(p)
     return ids, index, p
+
+
+def _missing_ids_hint(ids):
+    """``"; ids 3, 9 ... have no rows"`` when integer bag ids skip values between their
+    smallest and largest (a bag left without rows, e.g. after filtering), else ``""``."""
+    if ids.dtype.kind not in "iuf" or not np.all(np.mod(ids, 1) == 0):
+        return ""
+    low, high = int(ids.min()), int(ids.max())
+    if high - low + 1 == ids.size or high - low > 10 * ids.size:
+        return ""
+    missing = np.setdiff1d(np.arange(low, high + 1), ids.astype(np.int64))
+    shown = ", ".join(str(int(b)) for b in missing[:5]) + (", ..." if missing.size > 5 else "")
+    what = f"bag {shown} has" if missing.size == 1 else f"bags {shown} have"
+    return f"; the bag ids run from {low} to {high} but {what} no rows"
 
 
 def check_bag_ids(bags, n_samples, name="bags"):
@@ -335,6 +350,10 @@ def bag_error_scorer(estimator, X, y):
     >>> bag_error_scorer(clf, X, bag_targets(bags, p)) <= 0
     True
     """
+    final = estimator[-1] if hasattr(estimator, "steps") else estimator  # a Pipeline's model
+    check = getattr(final, "_warn_if_bags_split", None)  # weakcvx's proportion estimators
+    if check is not None:
+        check(y)
     return -bag_proportion_error(y, None, estimator.predict(X))
 
 

@@ -132,8 +132,30 @@ class _ProportionFitMixin:
                              f"cannot separate the classes). Got every proportion equal to "
                              f"{p[0]:g}; use ProportionSVM instead.")
         self.bags_ = ids
+        self._bag_sizes = np.bincount(index, minlength=ids.size)
         self.classes_ = np.array([0, 1])
         return index, p
+
+    def _warn_if_bags_split(self, targets):
+        """Warn when the two-column bag targets scored hold a bag that ``fit`` saw with
+        another number of rows: the split cut bags in two (``cross_val_score(..., cv=3)``
+        splits rows, not bags), and the bag error then compares the proportion of the whole
+        bag with the predictions on part of it."""
+        sizes = getattr(self, "_bag_sizes", None)
+        if sizes is None:
+            return
+        fitted = dict(zip(self.bags_.tolist(), sizes.tolist()))
+        scored, counts = np.unique(np.asarray(targets)[:, 0], return_counts=True)
+        cut = [b for b, c in zip(scored.tolist(), counts.tolist())
+               if b in fitted and fitted[b] != c]
+        if cut:
+            shown = ", ".join(f"{b:g}" if isinstance(b, float) else str(b) for b in cut[:5])
+            warn(f"{type(self).__name__}: {len(cut)} of the {scored.size} bags scored (ids "
+                 f"{shown}{', ...' if len(cut) > 5 else ''}) were fitted with another number "
+                 f"of rows: the split cut bags between training and test (an integer `cv` "
+                 f"splits rows, not bags), so the bag error compares a whole bag's proportion "
+                 f"with predictions on part of it. Split by bag: "
+                 f"cv=weakcvx.model_selection.BagKFold(...).", UserWarning)
 
     def _check_training_scores(self, scores, objective=0.0, solver=None):
         """Refuse a non-finite model (:class:`~weakcvx.SolverError`) and warn when every
@@ -251,6 +273,7 @@ class _ProportionFitMixin:
             if sample_weight is not None:
                 raise ValueError("`sample_weight` is not supported when `y` is the two-column "
                                  "bag targets (the bag error weighs every bag alike).")
+            self._warn_if_bags_split(y)
             return -bag_proportion_error(y, None, self.predict(X))
         if y.ndim != 1:
             raise ValueError(f"`y` must be instance labels of shape (n_samples,) or the "
