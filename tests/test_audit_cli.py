@@ -99,14 +99,20 @@ def test_a_first_row_with_a_missing_value_is_refused_not_dropped_as_a_header(tmp
     ("x1;x2;label\n0,51;1,36;no\n1,5;0,3;yes\n", r"only comma-separated .* with semicolons"),
     # ... and without a header the fields split at the decimal commas
     ("0,51;1,36;no\n1,5;0,3;yes\n2,1;3,1;?\n",
-     r"must be numbers: row 1, column 2 holds '51;1'; only comma-separated files are read"),
+     r"must be numbers: line 1 of the file \(data row 0, counting from 0\), column 1 "
+     r"\(counting from 0\) holds '51;1'; only comma-separated files are read"),
     # a header and no data: said to have no feature columns
     ("x1,x2,label\n", "holds a header row but no data rows"),
     # a missing value: float('') without a row or a column
     ("x1,x2,label\n0.5,1,yes\n1,,no\n3,4,?\n",
-     r"must be numbers: row 3, column 'x2' is empty \(a missing value\)"),
-    ("0.5,1,yes\n1,2,no\n3, ,?\n", r"must be numbers: row 3, column 2 is empty"),
-    ("a,b,label\n0.5,1,yes\nn/a,2,no\n3,4,?\n", r"must be numbers: row 3, column 'a' holds 'n/a'"),
+     r"must be numbers: line 3 of the file \(data row 1, counting from 0\), column 'x2' is "
+     r"empty \(a missing value\)"),
+    ("0.5,1,yes\n1,2,no\n3, ,?\n",
+     r"must be numbers: line 3 of the file \(data row 2, counting from 0\), "
+     r"column 1 \(counting from 0\) is empty"),
+    ("a,b,label\n0.5,1,yes\nn/a,2,no\n3,4,?\n",
+     r"must be numbers: line 3 of the file \(data row 1, counting from 0\), column 'a' holds "
+     r"'n/a'"),
 ], ids=["semicolons", "tabs", "decimal-commas", "decimal-commas-no-header", "header-only",
         "missing-value", "blank-value-no-header", "word"])
 def test_csv_errors_say_what_is_wrong_and_where(tmp_path, capsys, text, message):

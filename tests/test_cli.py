@@ -324,7 +324,7 @@ def test_pandas_index_column_is_left_out_and_said(tmp_path, capsys):
     np.testing.assert_array_equal(known_index, y_known)
     notes = []
     load_data_file(tmp_path / "index.csv", "label", "-1", notes=notes)
-    assert notes == ["column 1 (empty header: pandas' index) left out"]
+    assert notes == ["the first column (empty header: pandas' index) left out"]
     # the command: the same ladder, and the note printed with the data summary
     values = []
     for name in ("plain.csv", "index.csv"):
@@ -333,7 +333,7 @@ def test_pandas_index_column_is_left_out_and_said(tmp_path, capsys):
                      "--methods", "alternating", "--json", str(out)]) == 0
         values.append(json.loads(out.read_text())["rungs"][0]["J_labels"])
         printed = capsys.readouterr().out
-        assert ("note: column 1 (empty header: pandas' index) left out" in printed) == \
+        assert ("note: the first column (empty header: pandas' index) left out" in printed) == \
             (name == "index.csv")
     assert values[0] == values[1]
     # a named index ("id") is a column like any other: no guessing
@@ -341,7 +341,8 @@ def test_pandas_index_column_is_left_out_and_said(tmp_path, capsys):
     assert load_data_file(tmp_path / "named.csv", "label", "-1")[0].shape == (30, 3)
     # a first data row with an empty first cell is a missing value, not an index's header
     (tmp_path / "blank.csv").write_text(",0.5,yes\n1,2,no\n3,4,?\n5,6,yes\n")
-    with pytest.raises(ValueError, match="row 1, column 1 is empty"):
+    with pytest.raises(ValueError, match=r"line 1 of the file \(data row 0, counting from "
+                                         r"0\), column 0 \(counting from 0\) is empty"):
         load_data_file(tmp_path / "blank.csv", None, "?")
 
 

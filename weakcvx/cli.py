@@ -106,12 +106,13 @@ def _read_csv(path, label_column, notes=None):
     width = len(header or rows[0])
     bad = [i for i, row in enumerate(rows) if len(row) != width]
     if bad:
-        raise DataFileError(f"{path}: row {bad[0] + 1 + (header is not None)} has "
-                            f"{len(rows[bad[0]])} fields, expected {width}")
+        raise DataFileError(f"{path}: line {bad[0] + 1 + (header is not None)} of the file "
+                            f"(data row {bad[0]}, counting from 0) has {len(rows[bad[0]])} "
+                            f"fields, expected {width}")
     if index:
         header, rows, width = header[1:], [row[1:] for row in rows], width - 1
         by_position = str(label_column).lstrip("+").isdigit() and label_column not in header
-        notes.append("column 1 (empty header: pandas' index) left out"
+        notes.append("the first column (empty header: pandas' index) left out"
                      + ("; --label-column positions count without it" if by_position else ""))
     if kind == "numbers":
         notes.append(f"first row {','.join(header)!r} (pandas' column numbers) read as the "
@@ -119,7 +120,8 @@ def _read_csv(path, label_column, notes=None):
     try:
         col = _column_index(label_column, header, width, path)
     except DataFileError as exc:
-        left_out = "; its column 1 (empty header: pandas' index) is left out" if index else ""
+        left_out = ("; its first column (empty header: pandas' index) is left out" if index
+                    else "")
         raise DataFileError(f"{exc}{left_out}") from None
     labels = np.array([row[col].strip() for row in rows])
     try:
@@ -169,14 +171,16 @@ def _check_commas(path, first):
 
 
 def _not_a_number(path, rows, header, label_col):
-    """The message for the first feature cell of ``rows`` that is not a number: its row (in
-    the file, header counted) and column (name, or 1-based position)."""
+    """The message for the first feature cell of ``rows`` that is not a number: its line in
+    the file (header counted) and data row (from 0, as ``--labels-out`` counts), and its
+    column (name, or position from 0, as ``--label-column`` counts)."""
     for i, row in enumerate(rows):
         for j, cell in enumerate(row):
             if j == label_col or _is_number(cell):
                 continue
-            column = repr(header[j]) if header is not None else str(j + 1)
-            where = f"row {i + 1 + (header is not None)}, column {column}"
+            column = repr(header[j]) if header is not None else f"{j} (counting from 0)"
+            where = (f"line {i + 1 + (header is not None)} of the file (data row {i}, counting "
+                     f"from 0), column {column}")
             what = "is empty (a missing value)" if not cell.strip() else f"holds {cell!r}"
             hint = ("; only comma-separated files are read (decimal commas? semicolons or tabs "
                     "between the fields?)" if any(sep in cell for sep in ";\t") else "")
