@@ -186,7 +186,9 @@ def test_cross_val_score_default_scoring_is_minus_bag_error():
 
 
 @pytest.mark.parametrize("make", [lambda: wc.MeanMap(),
-                                  lambda: wc.ProportionSVM(n_init=1, random_state=0)])
+                                  lambda: wc.ProportionSVM(n_init=1, random_state=0),
+                                  lambda: wc.BetaSVM(init="proportions", random_state=0)],
+                         ids=["MeanMap", "ProportionSVM", "BetaSVM"])
 def test_a_split_that_cuts_bags_warns_and_a_split_by_bag_does_not(make):
     """An integer ``cv`` splits rows: the bags scored were fitted with part of their rows, and
     the bag error compares a whole bag's proportion with predictions on the rest of it."""

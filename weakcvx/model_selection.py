@@ -336,6 +336,38 @@ def bag_proportion_error(bags, proportions, y_pred):
     return float(np.abs(p_hat - p).sum())
 
 
+def warn_if_bags_cut(name, fitted_bags, fitted_sizes, targets):
+    """Warn when the two-column bag targets scored hold a bag that ``fit`` saw with another
+    number of rows: the split cut bags in two (``cross_val_score(..., cv=3)`` splits rows, not
+    bags), and the bag error then compares the proportion of the whole bag with the
+    predictions on part of it. ``fitted_sizes``: rows of each of ``fitted_bags`` in ``fit``
+    (``None``: nothing to compare, no warning).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_bags_cut("model", np.array([0, 1]), np.array([4, 4]),
+    ...                      bag_targets(np.array([0, 0, 1]), [0.5, 0.5]))
+    >>> "cut bags" in str(caught[0].message)
+    True
+    """
+    if fitted_sizes is None:
+        return
+    fitted = dict(zip(np.asarray(fitted_bags).tolist(), np.asarray(fitted_sizes).tolist()))
+    scored, counts = np.unique(np.asarray(targets)[:, 0], return_counts=True)
+    cut = [b for b, c in zip(scored.tolist(), counts.tolist()) if b in fitted and fitted[b] != c]
+    if cut:
+        shown = ", ".join(f"{b:g}" if isinstance(b, float) else str(b) for b in cut[:5])
+        warn(f"{name}: {len(cut)} of the {scored.size} bags scored (ids {shown}"
+             f"{', ...' if len(cut) > 5 else ''}) were fitted with another number of rows: "
+             f"the split cut bags between training and test (an integer `cv` splits rows, not "
+             f"bags), so the bag error compares a whole bag's proportion with predictions on "
+             f"part of it. Split by bag: cv=weakcvx.model_selection.BagKFold(...).",
+             UserWarning)
+
+
 def bag_error_scorer(estimator, X, y):
     """Scorer for ``GridSearchCV(scoring=...)``: minus the bag-level error on validation bags.
 

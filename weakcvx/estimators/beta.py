@@ -17,7 +17,7 @@ from .._validation import (check_classes, check_not_continuous, check_real, cons
                            dense_fits, ravel_column, warn)
 from ..beta import (beta_from_knn, beta_from_proportions, beta_iterate, beta_semi_supervised,
                     check_beta)
-from ..model_selection import bag_proportion_error
+from ..model_selection import bag_proportion_error, check_bag_ids, warn_if_bags_cut
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, OneVsRestMixin, linear_center,
                     verbose_logging, warn_if_unscaled)
 from .s3vm import SemiSupervisedScoreMixin, check_semi_supervised_classes, one_vs_rest_known
@@ -393,6 +393,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
                              f"Got {given} with init={self.init!r}.")
         costs = np.full(n, C)
         free = np.ones(n, bool)
+        self._bag_sizes = None  # set for init="proportions" below
         if self.init == "ssl":
             classes, y_known = _ssl_target(y, n) if checked is None else \
                 (checked[0], one_vs_rest_known(checked[1], 1))
@@ -418,6 +419,10 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
                                  f"{np.shape(bags)}.")
             beta0 = beta_from_proportions(bags, proportions)
             classes = np.array([0, 1])
+            # the bags' sizes, for score's check that a split did not cut them
+            self._fit_bags, index = check_bag_ids(
+                np.asarray(bags)[:, 0] if np.ndim(bags) == 2 else bags, n)
+            self._bag_sizes = np.bincount(index, minlength=self._fit_bags.size)
         else:
             beta0 = check_beta(beta, n)
             classes = np.array([0, 1]) if y is None else _two_class_target(y, n)[0]
@@ -653,6 +658,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             return self.classes_[scores.argmax(axis=1)]
         return self.classes_[(scores > 0).astype(np.intp)]
 
+    def _warn_if_bags_split(self, targets):
+        """:func:`weakcvx.model_selection.warn_if_bags_cut` for the bags of ``fit``
+        (``init="proportions"``)."""
+        warn_if_bags_cut(type(self).__name__, getattr(self, "_fit_bags", None),
+                         getattr(self, "_bag_sizes", None), targets)
+
     def score(self, X, y, sample_weight=None):
         """Score on the kind of target ``fit`` takes for ``init``, so that
         ``cross_val_score`` and ``GridSearchCV`` can be given that target.
@@ -680,6 +691,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
             if sample_weight is not None:
                 raise ValueError("`sample_weight` is not supported when `y` is the two-column "
                                  "bag targets (the bag error weighs every bag alike).")
+            self._warn_if_bags_split(y)
             return -bag_proportion_error(np.asarray(y), None, self.predict(X))
         if self.init == "ssl":
             return SemiSupervisedScoreMixin.score(self, X, y, sample_weight=sample_weight)

@@ -29,7 +29,8 @@ from .._validation import (ESTIMATOR_ADVICE, block_rows, check_dense_size, dense
 from ..api import solve
 from ..labelsets import Proportions
 from ..local import SMO_PASSES, alter_proportion_svm, proportion_ranked_labels
-from ..model_selection import bag_proportion_error, check_bag_ids, check_bags
+from ..model_selection import (bag_proportion_error, check_bag_ids, check_bags,
+                               warn_if_bags_cut)
 from ..problem import WeakLabelProblem
 from ..proportion import (INVCAL_DENSE_MAX_BAGS, EigenProportions, bag_mean_kernel, invcal,
                           mean_map, mean_map_statistic, recover_classifier)
@@ -137,25 +138,9 @@ class _ProportionFitMixin:
         return index, p
 
     def _warn_if_bags_split(self, targets):
-        """Warn when the two-column bag targets scored hold a bag that ``fit`` saw with
-        another number of rows: the split cut bags in two (``cross_val_score(..., cv=3)``
-        splits rows, not bags), and the bag error then compares the proportion of the whole
-        bag with the predictions on part of it."""
-        sizes = getattr(self, "_bag_sizes", None)
-        if sizes is None:
-            return
-        fitted = dict(zip(self.bags_.tolist(), sizes.tolist()))
-        scored, counts = np.unique(np.asarray(targets)[:, 0], return_counts=True)
-        cut = [b for b, c in zip(scored.tolist(), counts.tolist())
-               if b in fitted and fitted[b] != c]
-        if cut:
-            shown = ", ".join(f"{b:g}" if isinstance(b, float) else str(b) for b in cut[:5])
-            warn(f"{type(self).__name__}: {len(cut)} of the {scored.size} bags scored (ids "
-                 f"{shown}{', ...' if len(cut) > 5 else ''}) were fitted with another number "
-                 f"of rows: the split cut bags between training and test (an integer `cv` "
-                 f"splits rows, not bags), so the bag error compares a whole bag's proportion "
-                 f"with predictions on part of it. Split by bag: "
-                 f"cv=weakcvx.model_selection.BagKFold(...).", UserWarning)
+        """:func:`weakcvx.model_selection.warn_if_bags_cut` for the bags of ``fit``."""
+        warn_if_bags_cut(type(self).__name__, self.bags_, getattr(self, "_bag_sizes", None),
+                         targets)
 
     def _check_training_scores(self, scores, objective=0.0, solver=None):
         """Refuse a non-finite model (:class:`~weakcvx.SolverError`) and warn when every
