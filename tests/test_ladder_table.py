@@ -198,3 +198,20 @@ def test_methods_must_be_a_non_empty_list(methods):
     problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), wc.labelsets.Clustering(10, 2))
     with pytest.raises(ValueError, match="`methods` must be a non-empty list"):
         wc.compare(problem, methods=methods)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_exact_oracle_rung_bounds_the_hull_from_one_start(seed):
+    """The exact-oracle rung runs one start (the hull is convex): its certified value stays
+    below the optimum and within 1e-3 (relative; the cutting planes' stopping rule) of the
+    value of ``solve``'s ten starts on a clustering problem, and its labels' J is theirs."""
+    X, _ = wc.datasets.make_clustering_blobs(12, random_state=seed)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5), wc.labelsets.Clustering(12, 2),
+                                  costs=1.0)
+    table = wc.compare(problem)  # the default rungs: |B| is small, the exact oracle runs
+    rung = table["label_generation (exact oracle)"]
+    starts = wc.solve(problem, method="label_generation", oracle="exact")  # ten starts
+    optimum = table["exact"].value
+    assert rung.result.certified and rung.value <= optimum + 1e-9
+    assert rung.value == pytest.approx(starts.value, rel=1e-3)
+    assert rung.result.upper_bound == pytest.approx(starts.upper_bound, rel=1e-6)
