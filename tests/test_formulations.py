@@ -389,3 +389,20 @@ def test_alternating_relabels_by_the_declared_loss_without_a_fast_path():
         np.testing.assert_array_equal(_relabel(problem, scores), -b1)
     hinge = wc.WeakLabelProblem(features=X, labelset=labelset, costs=1.0)
     np.testing.assert_array_equal(_relabel(hinge, scores), b1)
+
+
+def test_a_shifted_formulation_on_a_low_rank_kernel_without_fixed_labels_solves():
+    """SquaredHinge's factor is the sparse [R, diag(√shift)]; the principal-direction starts of
+    a label set without fixed labels took it for a dense array (an AxisError in every search)."""
+    X, _, _ = wc.datasets.make_two_moons(12, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), wc.labelsets.Clustering(12, 2),
+                                  formulation=SquaredHinge(C=1.0), rank=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = wc.solve(problem, method="exact")
+        hull = wc.solve(problem, method="label_generation", oracle="exact")
+        alt = wc.solve(problem, method="alternating")
+    optimum = min(problem.J(b)[0] for b in problem.labelset.enumerate())  # brute force
+    assert exact.upper_bound == pytest.approx(optimum, rel=1e-6)
+    assert hull.certified and hull.value <= optimum + 1e-6
+    assert alt.upper_bound >= optimum - 1e-6

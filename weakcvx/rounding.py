@@ -219,7 +219,10 @@ def principal_directions(problem, k=2):
         return vecs[:, order] * np.sqrt(np.maximum(vals[order], 0.0))
     R = problem.factor
     if problem.kernel is not None or not hasattr(R, "tocsr"):
-        return _leading_centred_scores(np.asarray(R), k)
+        # with the kernel held, a sparse factor (a low rank and a shifted formulation's
+        # [R, diag(√shift)]) is no larger dense than the kernel
+        return _leading_centred_scores(R.toarray() if hasattr(R, "toarray") else np.asarray(R),
+                                       k)
     return np.zeros((n, 0))
 
 
