@@ -659,3 +659,33 @@ def test_a_subclass_missing_a_hook_is_told_which_hook_to_write():
         OnlyArgmax(4).initial(random_state=0)
     with pytest.raises(NotImplementedError, match=r"cardinality\(\).*_enumerate\(\)"):
         OnlyArgmax(4).cardinality()
+
+
+def test_a_malformed_count_description_is_refused_naming_what_breaks_it():
+    """The protocol of count_constraints: fixed in {-1, 0, +1} per point, groups of integer
+    indices, disjoint, covering exactly the free points; fractional bounds round inwards."""
+    from weakcvx.labelsets import LabelSet
+
+    class Counts(LabelSet):
+        def __init__(self, fixed, groups):
+            super().__init__(8)
+            self._set_count_constraints(fixed, groups)
+
+    free = np.zeros(8)
+    for fixed, groups, match in [
+            (free, [(np.arange(4), 1, 2)], r"cover exactly the free points.*point 4: free and "
+                                           r"in no group"),
+            (free, [(np.arange(5), 1, 2), (np.arange(4, 8), 0, 4)], r"disjoint.*\[4\]"),
+            (free, [(np.arange(8) < 4, 1, 2), (np.arange(4, 8), 0, 4)], r"np.flatnonzero"),
+            (np.full(8, 2), [(np.arange(8), 1, 2)], r"`fixed`.*Got values \[2\]"),
+            (np.zeros(7), [(np.arange(8), 1, 2)], r"`fixed`.*Got shape \(7,\)"),
+            (free, [(np.arange(9), 1, 2)], r"indices in \[0, 8\)"),
+            (np.r_[1, 1, np.zeros(6)], [(np.arange(8), 1, 2)], r"point 0: fixed and in a group"),
+            (free, [(np.arange(8), np.nan, 2)], r"`lo`.*finite number")]:
+        with pytest.raises(ValueError, match=match):
+            Counts(fixed, groups)
+    between = Counts(free, [(np.arange(8), 2.7, 5.2)])  # 3 to 5 positives of 8
+    assert between.count_constraints()[1][0][1:] == (3, 5)
+    assert between.cardinality() == 56 + 70 + 56
+    for b in between.enumerate():
+        assert 3 <= np.sum(b > 0) <= 5

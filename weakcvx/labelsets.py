@@ -233,6 +233,54 @@ class LabelSet:
         self._groups = None
 
     # -- count description ------------------------------------------------------------------
+    def _checked_count_description(self, fixed, groups):
+        """``(fixed, groups)`` checked against the protocol of :meth:`count_constraints`:
+        ``fixed`` one value in {-1, 0, +1} per point; every group a 1-D array of point indices
+        (integers) with real bounds ``lo`` and ``hi``; the groups disjoint and covering exactly
+        the free points (``fixed == 0``). A ValueError names what breaks it."""
+        n = self.n_samples
+        fixed = np.asarray(fixed)
+        if fixed.shape != (n,) or fixed.dtype == bool or not np.all(np.isin(fixed, (-1, 0, 1))):
+            found = (f"shape {fixed.shape}" if fixed.shape != (n,) else
+                     f"values {sorted(set(np.unique(fixed).tolist()))[:6]}")
+            raise ValueError(f"`fixed` (count description of {type(self).__name__}) must hold "
+                             f"one value in {{-1, 0, +1}} per point ({n}): -1/+1 fixed, 0 free. "
+                             f"Got {found} instead.")
+        covered = np.zeros(n, dtype=np.int64)
+        checked = []
+        for k, group in enumerate(groups):
+            idx, lo, hi = group
+            idx = np.asarray(idx)
+            if idx.ndim != 1 or idx.dtype == bool or (idx.size and idx.dtype.kind not in "iu"):
+                raise ValueError(f"group {k} of {type(self).__name__}'s count description must "
+                                 f"list point indices (a 1-D integer array; for a boolean mask "
+                                 f"use np.flatnonzero(mask)). Got dtype {idx.dtype}, shape "
+                                 f"{idx.shape} instead.")
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"group {k} of {type(self).__name__}'s count description must "
+                                 f"hold indices in [0, {n}). Got indices from {idx.min()} to "
+                                 f"{idx.max()}.")
+            for name, bound in (("lo", lo), ("hi", hi)):
+                if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real) \
+                        or not np.isfinite(bound):
+                    raise ValueError(f"group {k}'s `{name}` (count of positives) must be a "
+                                     f"finite number. Got {bound!r} instead.")
+            np.add.at(covered, idx, 1)
+            checked.append((idx.astype(np.int64), lo, hi))
+        overlap = np.flatnonzero(covered > 1)
+        if overlap.size:
+            raise ValueError(f"The groups of {type(self).__name__}'s count description must be "
+                             f"disjoint. Got point(s) {overlap[:5].tolist()} in several groups.")
+        wrong = np.flatnonzero((covered == 1) != (fixed == 0))
+        if wrong.size:
+            i = int(wrong[0])
+            state = "fixed" if fixed[i] != 0 else "free"
+            where = "in a group" if covered[i] else "in no group"
+            raise ValueError(f"The groups of {type(self).__name__}'s count description must "
+                             f"cover exactly the free points (fixed == 0). Got {wrong.size} "
+                             f"point(s) that break it, e.g. point {i}: {state} and {where}.")
+        return fixed.astype(np.int64), checked
+
     def _set_count_constraints(self, fixed, groups):
         """Store ``(fixed, groups)`` and the arrays the vectorised oracle needs.
 
@@ -244,7 +292,10 @@ class LabelSet:
         ValueError
             When a group allows no count, ``max(lo, 0) > min(hi, |G|)``: ``B`` would be empty.
         """
-        bounds = [(max(int(lo), 0), min(int(hi), len(idx))) for idx, lo, hi in groups]
+        fixed, groups = self._checked_count_description(fixed, groups)
+        # counts are integers: lo rounds up and hi down (up to COUNT_TOLERANCE)
+        bounds = [(max(math.ceil(lo - COUNT_TOLERANCE), 0),
+                   min(math.floor(hi + COUNT_TOLERANCE), len(idx))) for idx, lo, hi in groups]
         for k, ((idx, lo, hi), (low, high)) in enumerate(zip(groups, bounds)):
             if low > high:
                 raise ValueError(f"The count constraints leave {type(self).__name__} empty: "
