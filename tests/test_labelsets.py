@@ -689,3 +689,26 @@ def test_a_malformed_count_description_is_refused_naming_what_breaks_it():
     assert between.cardinality() == 56 + 70 + 56
     for b in between.enumerate():
         assert 3 <= np.sum(b > 0) <= 5
+
+
+def test_a_start_the_user_never_passed_is_not_blamed_on_initial():
+    """A Custom oracle that returns labelings its own contains() rejects: the multi-start's
+    error names the label set's initial() and contains(), not an `initial` the user never
+    passed; a user's wrong `initial` is told its shape, its values or the constraints."""
+    X, _, _ = wc.datasets.make_two_moons(12, random_state=0)
+    K = wc.kernels.rbf(X, gamma=2.0)
+    mismatched = wc.labelsets.Custom(12, oracle=lambda r: np.where(r >= 0, 1.0, -1.0),
+                                     contains=lambda b: np.sum(b > 0) <= 3)
+    for method in ("label_generation", "alternating"):
+        with pytest.raises(ValueError, match=r"Custom.initial\(\) returned a labeling that its "
+                                             r"own contains\(\) rejects"):
+            wc.solve(wc.WeakLabelProblem(K, mismatched, costs=1.0), method=method)
+    problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(np.r_[1.0, -1.0, np.zeros(10)]),
+                                  costs=1.0)
+    for initial, match in [(np.ones(11), r"`initial` must be a labeling of the 12 points.*"
+                                         r"Got shape \(11,\)"),
+                           (np.r_[1, 0, np.ones(10)], r"labels in \{-1, \+1\}.*2 \* y - 1"),
+                           (-np.ones(12), r"breaks the constraints of SemiSupervised")]:
+        for method in ("label_generation", "alternating"):
+            with pytest.raises(ValueError, match=match):
+                wc.solve(problem, method=method, initial=initial)

@@ -526,11 +526,7 @@ def _first_label(problem, initial, random_state):
     labelset = problem.labelset
     if initial is None:
         return labelset.initial(scores=supervised_scores(problem), random_state=random_state)
-    b0 = np.asarray(initial, dtype=float)
-    if not labelset.contains(b0):
-        raise ValueError("`initial` must be an element of the label set. Got an infeasible "
-                         "labeling.")
-    return b0
+    return labelset.check_element(initial, "initial")
 
 
 def _master(problem, working_set, alpha, mu, master, policy, random_state, final=False,

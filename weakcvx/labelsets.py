@@ -347,6 +347,33 @@ class LabelSet:
             return False
         return bool(self._contains(np.asarray(b, dtype=float)))
 
+    def check_element(self, b, name="initial"):
+        """``b`` as a float ±1 vector when it is an element of ``B``; else a ValueError naming
+        ``name`` and what is wrong: its shape, values other than ±1 (e.g. 0/1 labels, which
+        ``2 * y - 1`` converts), or the label set's constraints.
+
+        Examples
+        --------
+        >>> B = SemiSupervised([1.0, -1.0, 0.0, 0.0])
+        >>> B.check_element([1, -1, 1, -1])
+        array([ 1., -1.,  1., -1.])
+        """
+        arr = np.asarray(b)
+        if arr.shape != (self.n_samples,):
+            raise ValueError(f"`{name}` must be a labeling of the {self.n_samples} points of "
+                             f"{type(self).__name__} (shape ({self.n_samples},)). Got shape "
+                             f"{arr.shape} instead.")
+        if not _is_sign_vector(arr, self.n_samples):
+            values = sorted(set(np.unique(arr).tolist()), key=repr)[:6]
+            hint = " (0/1 labels: pass 2 * y - 1)" if set(values) <= {0, 1} else ""
+            raise ValueError(f"`{name}` must hold labels in {{-1, +1}}. Got values {values}"
+                             f"{hint}.")
+        if not self.contains(arr):
+            raise ValueError(f"`{name}` must be an element of the label set: it breaks the "
+                             f"constraints of {type(self).__name__} (fixed labels or counts). "
+                             "Got an infeasible labeling.")
+        return arr.astype(float)
+
     def initial(self, scores=None, random_state=None):
         """A feasible starting labeling.
 

@@ -127,10 +127,7 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
     if initial is None:
         b = labelset.initial(scores=supervised_scores(problem), random_state=random_state)
     else:
-        b = np.asarray(initial, dtype=float)
-        if not labelset.contains(b):
-            raise ValueError("`initial` must be an element of the label set. Got an infeasible "
-                             "labeling.")
+        b = labelset.check_element(initial, "initial")
     loop_tol = POLISH_TOL if j_tol is None else j_tol
     value, alpha = problem.J(b, alpha0=alpha0, tol=loop_tol)
     history = [{"iteration": 0, "value": value, "seconds": time.perf_counter() - start}]

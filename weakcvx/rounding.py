@@ -298,10 +298,18 @@ def initial_labelings(problem, n_init, random_state):
     True
     """
     rng = check_random_state(random_state)
-    starts = [problem.labelset.initial(scores=v)
-              for v in principal_directions(problem, 2).T[:n_init]]
+    labelset = problem.labelset
+    starts = [labelset.initial(scores=v) for v in principal_directions(problem, 2).T[:n_init]]
+    n_principal = len(starts)
     while len(starts) < n_init:
-        starts.append(problem.labelset.initial(random_state=rng))
+        starts.append(labelset.initial(random_state=rng))
+    for k, b in enumerate(starts[:n_init]):
+        if not labelset.contains(b):  # a user's label set whose oracle and membership differ
+            how = "its oracle's rounding of a principal direction" if k < n_principal else \
+                "a random element it drew"
+            raise ValueError(f"{type(labelset).__name__}.initial() returned a labeling that its "
+                             f"own contains() rejects (start {k}: {how}). The oracle (argmax / "
+                             "random element) must return elements of the set it describes.")
     return starts[:n_init]
 
 
