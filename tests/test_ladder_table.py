@@ -215,3 +215,17 @@ def test_the_exact_oracle_rung_bounds_the_hull_from_one_start(seed):
     assert rung.result.certified and rung.value <= optimum + 1e-9
     assert rung.value == pytest.approx(starts.value, rel=1e-3)
     assert rung.result.upper_bound == pytest.approx(starts.upper_bound, rel=1e-6)
+
+
+def test_an_unknown_rung_and_an_unknown_file_format_are_named(tmp_path):
+    X, y_true, y_known = wc.datasets.make_two_moons(10, n_labeled=2, random_state=0)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0),
+                                  wc.labelsets.SemiSupervised(y_known), costs=10.0)
+    table = wc.compare(problem, methods=["alternating"])
+    with pytest.raises(KeyError, match=r"no rung named 'SDP': the rungs are \['alternating'\]"):
+        table["SDP"]
+    with pytest.raises(ValueError, match=r"\.json, \.csv or an image format.*png.*\(\.txt\)"):
+        table.save(tmp_path / "ladder.txt")
+    assert not (tmp_path / "ladder.txt").exists()
+    table.save(tmp_path / "ladder.svg")
+    assert (tmp_path / "ladder.svg").read_text().lstrip().startswith("<?xml")

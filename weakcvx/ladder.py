@@ -213,7 +213,9 @@ class LadderTable:
         for r in self.rungs:
             if r.name == name:
                 return r
-        raise KeyError(name)
+        skipped = [n for n, _ in self.skipped]
+        raise KeyError(f"no rung named {name!r}: the rungs are {[r.name for r in self.rungs]}"
+                       + (f" (not run: {skipped})" if skipped else ""))
 
     def to_records(self):
         """One dict per rung, then one per skipped rung (for JSON/CSV export).
@@ -302,6 +304,11 @@ class LadderTable:
 
         fig = self.plot()
         try:
+            formats = fig.canvas.get_supported_filetypes()
+            if extension and extension not in formats:
+                raise ValueError(f"`path` must end in .json, .csv or an image format of "
+                                 f"matplotlib ({', '.join(sorted(formats))}). Got {path!r} "
+                                 f"(.{extension}).")
             fig.savefig(path, dpi=dpi, format=extension or "png")
         finally:
             plt.close(fig)
