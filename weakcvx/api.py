@@ -28,17 +28,22 @@ def solve(problem, method="label_generation", n_init=None, random_state=0, verbo
         - ``"label_generation"``: WellSVM's convex-hull relaxation (:func:`weakcvx.cutting_plane.
           label_generation`); ``value`` is the master value over the final working set, a
           certified lower bound when ``oracle="exact"``.
-        - ``"sdp"``: the SDP relaxation, a certified lower bound: the CVXPY model
+        - ``"sdp"``: the SDP relaxation, a lower bound: the CVXPY model
           (:mod:`weakcvx.sdp`) up to ``sdp.DEFAULT_MAX_N`` points, the low-rank solver
           (:mod:`weakcvx.lowrank_sdp`) above; ``solver="lowrank"`` or a CVXPY solver name
-          overrides the choice.
+          overrides the choice. Certified (``certified=True``, by a weak-duality certificate)
+          for the built-in formulations and those with a ``box()``; a formulation without one
+          is solved by cutting planes (:func:`weakcvx.sdp.sdp_cutting_plane`), certified only
+          on label sets described by exact counts, else an estimate (``certified=False``).
         - ``"exact"``: the MIP optimum (enumeration of B; branch and bound for larger sets).
         - ``"alternating"``: a local optimum; ``value = J(labels)``.
     n_init : int, optional
-        Number of starts for label sets that fix no label (clustering): the leading principal
-        directions, then random labelings; the run whose rounded labels have the lowest
-        ``J(labels)`` is kept (docs/design.rst §3.3: the master value is not a reliable selector
-        across runs). Default 10 for such sets, 1 otherwise. With a certified method
+        Number of starts for label sets that fix no label (clustering), and for those that do
+        not describe themselves by counts (:class:`~weakcvx.labelsets.Custom`: weakcvx cannot
+        see which labels they fix): the leading principal directions, then random labelings;
+        the run whose rounded labels have the lowest ``J(labels)`` is kept (docs/design.rst
+        §3.3: the master value is not a reliable selector across runs). Default 10 for such
+        sets, 1 otherwise (pass ``n_init=1`` for a Custom set that fixes labels). With a certified method
         (``oracle="exact"``) ``value`` is the largest certified bound over the starts.
         Only for ``"label_generation"`` and ``"alternating"`` (a ``ValueError`` otherwise).
     random_state : int, RandomState or None

@@ -60,8 +60,10 @@ class SolveResult:
         dual variables ``problem.J`` itself is ``J(labels)`` to about 1e-7 of
         ``max(1, J)``, large costs and ill-conditioned kernels included.
     certified : bool
-        Whether ``value`` is certified: a proven lower bound (``"sdp"``, ``"label_generation"``
-        with ``oracle="exact"``) or a proven optimum (``"exact"`` that finished).
+        Whether ``value`` is certified: a proven lower bound (``"sdp"`` with a built-in
+        formulation, a ``box()``, or a label set described by exact counts;
+        ``"label_generation"`` with ``oracle="exact"``) or a proven optimum (``"exact"`` that
+        finished). ``False``: an estimate (:func:`weakcvx.solve` says which methods give one).
     status : str
         ``"optimal"``, ``"converged"``, ``"max_iter"``, ``"time_limit"``, ``"node_limit"``...
     message : str
