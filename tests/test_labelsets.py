@@ -712,3 +712,12 @@ def test_a_start_the_user_never_passed_is_not_blamed_on_initial():
         for method in ("label_generation", "alternating"):
             with pytest.raises(ValueError, match=match):
                 wc.solve(problem, method=method, initial=initial)
+
+
+def test_zero_one_labels_are_told_that_zero_marks_unlabeled_points():
+    with pytest.raises(ValueError, match=r"labeled classes \[1\].*0 marks an unlabeled point.*"
+                                         r"2 \* y - 1"):
+        SemiSupervised(np.array([0, 1, 1, 0, 1, 0]))
+    with pytest.raises(ValueError, match=r"labeled classes \[-1\] instead; for positive-"
+                                         r"unlabeled learning give `n_positive`[^;]*\.$"):
+        SemiSupervised(np.array([0, -1, -1, 0]))  # no 0/1 hint: these are sign labels

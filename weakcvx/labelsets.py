@@ -695,7 +695,11 @@ class SemiSupervised(LabelSet):
                              "unlabeled points is inferred from the labeled class ratio). Got "
                              f"labeled classes {classes.tolist()} instead; for "
                              "positive-unlabeled learning give `n_positive`, the number of "
-                             "positives among the unlabeled points.")
+                             "positives among the unlabeled points"
+                             + ("; here 0 marks an unlabeled point, so 0/1 class labels read "
+                                "as positives and unlabeled points: pass 2 * y - 1 (and 0 for "
+                                "the unlabeled ones)" if classes.tolist() == [1]
+                                and self.n_unlabeled > 0 else "") + ".")
         u = self.n_unlabeled
         if n_positive is None:
             n_positive_labeled = int(np.count_nonzero(self.y_known == 1))
