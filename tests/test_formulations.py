@@ -406,3 +406,41 @@ def test_a_shifted_formulation_on_a_low_rank_kernel_without_fixed_labels_solves(
     assert exact.upper_bound == pytest.approx(optimum, rel=1e-6)
     assert hull.certified and hull.value <= optimum + 1e-6
     assert alt.upper_bound >= optimum - 1e-6
+
+
+def test_a_box_that_contradicts_its_dual_or_is_negative_is_refused():
+    """A user's box() is the fast path of its dual(): one that describes another J (bounds of
+    0.05 for a domain of α ≤ 10) would make every rung bound another problem; a negative bound
+    would fail deep inside a solver. A consistent box (the smoothed hinge) is accepted."""
+    X, _, _ = tiny_data(3, n=12)
+    K = wc.kernels.rbf(X, gamma=0.5)
+
+    class Contradicts(Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [alpha >= 0, alpha <= 10]
+
+        def box(self):
+            return np.full(12, 0.05), None
+
+    class Negative(Contradicts):
+        def box(self):
+            return -np.ones(12), None
+
+    class Smooth(Formulation):  # 1ᵀα − (γ/2)‖α‖² on [0, cap]: box (cap, shift γ)
+        def dual(self, alpha):
+            return cp.sum(alpha) - 0.5 * GAMMA * cp.sum_squares(alpha), [alpha >= 0,
+                                                                           alpha <= CAP]
+
+        def box(self):
+            return np.full(12, CAP), np.full(12, GAMMA)
+
+    labelset = wc.labelsets.Clustering(12, 2)
+    with pytest.raises(ValueError, match=r"Contradicts.box\(\) and Contradicts.dual\(\) describe "
+                                         r"different problems"):
+        wc.WeakLabelProblem(K, labelset, formulation=Contradicts())
+    with pytest.raises(ValueError, match=r"Negative.box\(\) must return \(upper, shift\) with "
+                                         r"finite, non-negative values"):
+        wc.WeakLabelProblem(K, labelset, formulation=Negative())
+    problem = wc.WeakLabelProblem(K, labelset, formulation=Smooth())
+    b = labelset.initial(random_state=1)
+    assert problem.J(b)[0] == pytest.approx(problem.J_cvxpy(b)[0], rel=1e-5)

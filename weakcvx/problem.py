@@ -113,6 +113,32 @@ def _same_box(first, second):
                for a, b in zip(first, second))
 
 
+#: Up to this many points, a user formulation with a ``box()`` is checked against its own
+#: ``dual()`` once, on the label set's first labeling (one CVXPY solve): the two must describe
+#: the same J, else every rung would bound another problem than the one declared.
+BOX_CHECK_MAX_N = 200
+#: Relative tolerance of that check (the CVXPY solve and the box QP each agree with J to far
+#: less; a box that contradicts the dual moves J by far more).
+BOX_CHECK_RTOL = 1e-3
+
+
+def _check_box(formulation, box, m):
+    """Refuse a ``box()`` whose upper bounds or shift are not finite, non-negative and of one
+    value or one per dual variable (``m``)."""
+    name = type(formulation).__name__
+    for what, value in (("upper bound", box[0]), ("shift", box[1])):
+        if value is None and what == "shift":
+            continue
+        arr = np.asarray(check_real(value, f"{name}.box() {what}"), dtype=float)
+        if arr.ndim > 1 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name}.box() must return (upper, shift) with finite, "
+                             f"non-negative values, one or one per dual variable ({m} points). "
+                             f"Got {'an' if what[0] == 'u' else 'a'} {what} of shape "
+                             f"{arr.shape} with values in "
+                             f"[{np.min(arr) if arr.size else np.nan:.3g}, "
+                             f"{np.max(arr) if arr.size else np.nan:.3g}].")
+
+
 def _check_dual(formulation, m):
     """Refuse a formulation whose ``dual`` does not return ``(concave scalar, constraints)``
     for a variable of length ``m`` (else the first CVXPY solve would fail far from here)."""
@@ -283,6 +309,7 @@ class WeakLabelProblem:
         self.labelset = labelset
         self.formulation = formulation.bind(labelset)
         self._set_box()
+        self._check_box_matches_dual()
         if y_true is not None:
             y_true = np.asarray(check_real(y_true, "y_true"), dtype=float)
             if y_true.shape != (self.n_samples,) or not np.all(np.isin(y_true, (-1.0, 1.0))):
@@ -292,6 +319,23 @@ class WeakLabelProblem:
                 )
         self.y_true = y_true
         self.name = name or type(labelset).__name__
+
+    def _check_box_matches_dual(self):
+        """A user formulation's fast path (``box()``) and its CVXPY ``dual()`` must give the
+        same ``J``: compared once on the label set's first labeling, up to
+        :data:`BOX_CHECK_MAX_N` points (the built-in formulations are tested instead)."""
+        if self.costs is None or self.n_samples > BOX_CHECK_MAX_N or \
+                type(self.formulation).__module__ == "weakcvx.formulations":
+            return
+        b = self.labelset.initial(random_state=0)
+        fast, reference = self.J(b)[0], self.J_cvxpy(b)[0]
+        if abs(fast - reference) > BOX_CHECK_RTOL * max(1.0, abs(reference)):
+            name = type(self.formulation).__name__
+            raise ValueError(f"`formulation`: {name}.box() and {name}.dual() describe different "
+                             f"problems: on the label set's first labeling J = {fast:.6g} by the "
+                             f"box QP of box() and {reference:.6g} by the CVXPY model of dual(). "
+                             "box() must return the bounds (and shift) of dual()'s domain and "
+                             "objective, or None.")
 
     def with_labelset(self, labelset):
         """This problem with another label set whose bound formulation has the same fast path
@@ -330,6 +374,7 @@ class WeakLabelProblem:
         if box is None:
             self.costs = None
             return
+        _check_box(self.formulation, box, self.n_samples)
         upper, shift = box
         self.costs = np.asarray(upper, dtype=float)
         if shift is None:
