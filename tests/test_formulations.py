@@ -444,3 +444,27 @@ def test_a_box_that_contradicts_its_dual_or_is_negative_is_refused():
     problem = wc.WeakLabelProblem(K, labelset, formulation=Smooth())
     b = labelset.initial(random_state=1)
     assert problem.J(b)[0] == pytest.approx(problem.J_cvxpy(b)[0], rel=1e-5)
+
+
+def test_an_empty_or_unbounded_dual_is_blamed_on_the_formulation():
+    """J_cvxpy's solver failure names the formulation when the model itself is at fault: an
+    empty domain A, or f unbounded on A (a hard margin on a labeling the kernel cannot
+    separate: two copies of one point with opposite labels)."""
+    class Empty(Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [alpha >= 1, alpha <= 0]
+
+    class HardMargin(Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [alpha >= 0]
+
+    twins = np.ones((2, 2))  # the linear kernel of two copies of the point (1)
+    b = np.array([1.0, -1.0])
+    for formulation, match in [(Empty(), r"infeasible.*domain A of Empty.dual\(\) is empty"),
+                               (HardMargin(), r"unbounded.*HardMargin.dual\(\) is unbounded")]:
+        problem = wc.WeakLabelProblem(twins, wc.labelsets.Clustering(2, 0),
+                                      formulation=formulation)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(wc.SolverError, match=match):
+                problem.J_cvxpy(b)

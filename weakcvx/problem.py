@@ -545,8 +545,26 @@ class WeakLabelProblem:
         prob, alpha, sign = self._J_model(b)
         if sign is not None:
             sign.value = np.asarray(b, dtype=float)
-        solve_model(prob, solver, SOCP_ORDER, "J_F(b) (WeakLabelProblem.J_cvxpy)")
+        try:
+            solve_model(prob, solver, SOCP_ORDER, "J_F(b) (WeakLabelProblem.J_cvxpy)")
+        except SolverError as exc:
+            raise self._formulation_error(exc) from exc
         return float(prob.value), np.asarray(alpha.value, dtype=float).ravel()
+
+    def _formulation_error(self, exc):
+        """``exc`` with the formulation named when its status says the model itself is at
+        fault: an empty domain A (infeasible), or f unbounded on A for this labeling."""
+        name = type(self.formulation).__name__
+        if exc.status.startswith("infeasible"):
+            hint = (f"the domain A of {name}.dual() is empty (its constraints admit no α); "
+                    "check them")
+        elif exc.status.startswith("unbounded"):
+            hint = (f"the objective of {name}.dual() is unbounded on its domain for this "
+                    "labeling, e.g. a hard margin (α without an upper bound) on a labeling the "
+                    "kernel cannot separate: bound α (a finite C)")
+        else:
+            return exc
+        return SolverError(exc.solver, exc.status, f"J_F(b) (WeakLabelProblem.J_cvxpy): {hint}")
 
     def _J_model(self, b):
         """The CVXPY model of ``J_F(b)``: built once with the labels as a parameter when the
