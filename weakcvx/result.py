@@ -73,7 +73,10 @@ class SolveResult:
     seconds : float
         Wall-clock time of the solve.
     history : list of dict
-        One record per iteration (method-specific keys, always including ``"value"``).
+        Progress records (method-specific keys, always including ``"value"``): one per round
+        of label generation, the cutting-plane SDP and alternating; the CVXPY SDP one record
+        of its solve, branch and bound one per new incumbent (its seed, each better labeling,
+        the end), so there ``len(history)`` is less than ``n_iter``.
     alpha, mu, working_set :
         Dual variables, kernel weights and the final working set (label-generation methods).
     extra : dict
