@@ -397,11 +397,16 @@ def paired_difference(first, second):
     return mean, mean - half, mean + half, int(np.sum(d > 0)), int(np.sum(d < 0)), n
 
 
+def paired_over_records(rows, first, other):
+    """:func:`paired_difference` of ``first`` and ``other`` over every draw (data set and
+    split seed) of the table records ``rows``."""
+    return paired_difference([a for r in rows for a in r["per_seed"][first]],
+                             [a for r in rows for a in r["per_seed"][other]])
+
+
 def _paired_line(rows, first, other):
-    """``first`` against ``other`` over every draw of ``rows`` (:func:`paired_difference`)."""
-    mean, low, high, ahead, behind, n = paired_difference(
-        [a for r in rows for a in r["per_seed"][first]],
-        [a for r in rows for a in r["per_seed"][other]])
+    """``first`` against ``other`` over every draw of ``rows``, as a line of the table."""
+    mean, low, high, ahead, behind, n = paired_over_records(rows, first, other)
     return (f"  {first} minus {other}: {mean:+.4f} (95% interval {low:+.4f} to {high:+.4f}, "
             f"paired over {n} draws; ahead on {ahead}, behind on {behind})")
 

@@ -207,11 +207,9 @@ def _by_fraction(records):
 
 def _paired(rows, first, other):
     """``first - other`` paired over the draws of ``rows``, with its 95% interval."""
-    from .peers import paired_difference
+    from .peers import paired_over_records
 
-    mean, low, high, _, _, n = paired_difference(
-        [a for r in rows for a in r["per_seed"][first]],
-        [a for r in rows for a in r["per_seed"][other]])
+    mean, low, high, _, _, n = paired_over_records(rows, first, other)
     return f"{mean:+.4f} (95% interval {low:+.4f} to {high:+.4f} over {n} paired draws)"
 
 
