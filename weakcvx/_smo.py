@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
 __all__ = ["svm_offset_solve", "warm_start", "dual_objective"]
 
@@ -31,18 +33,32 @@ __all__ = ["svm_offset_solve", "warm_start", "dual_objective"]
 _TAU = 1e-12
 
 
+def _row(rows, t):
+    """Kernel row of variable ``t``: ``rows[t]``, or ``t`` itself when ``rows`` is None (one
+    variable per point; numba compiles that case without the index load)."""
+    return t if rows is None else rows[t]
+
+
+@overload(_row, inline="always")
+def _row_compiled(rows, t):
+    if isinstance(rows, types.NoneType):
+        return lambda rows, t: t
+    return lambda rows, t: rows[t]
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def _set_flags(t, y, C, alpha, up, low):
     """Membership of ``t`` in libsvm's ``I_up`` (``α_t`` may move so that ``y_t α_t`` grows)
-    and ``I_low`` (so that it shrinks)."""
-    up[t] = alpha[t] < C if y[t] > 0.0 else alpha[t] > 0.0
-    low[t] = alpha[t] > 0.0 if y[t] > 0.0 else alpha[t] < C
+    and ``I_low`` (so that it shrinks); ``C[t]`` is its upper bound."""
+    up[t] = alpha[t] < C[t] if y[t] > 0.0 else alpha[t] > 0.0
+    low[t] = alpha[t] > 0.0 if y[t] > 0.0 else alpha[t] < C[t]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _select(K, Kd, F, up, low, active, m):
+def _select(K, rows, Kd, F, up, low, active, m):
     """WSS2 over ``active[:m]`` with ``F = −y∘G``: ``(i, j, gap)``, ``gap = m(α) − M(α)``
-    (libsvm's ``Gmax + Gmax2``); ``j = −1`` when no pair decreases the objective."""
+    (libsvm's ``Gmax + Gmax2``); ``j = −1`` when no pair decreases the objective. Variable
+    ``t`` lives on kernel row ``rows[t]``."""
     g_max = -np.inf
     i = -1
     for s in range(m):
@@ -57,6 +73,7 @@ def _select(K, Kd, F, up, low, active, m):
     # largest diff²/quad, compared as diff²·quad_best ≥ best·quad (no division per element)
     best, quad_best = -1.0, 1.0
     k_ii = Kd[i]
+    K_i = K[_row(rows, i)]
     for s in range(m):
         t = active[s]
         if low[t]:
@@ -64,7 +81,7 @@ def _select(K, Kd, F, up, low, active, m):
                 g_max2 = -F[t]
             diff = g_max - F[t]
             if diff > 0.0:
-                quad = k_ii + Kd[t] - 2.0 * K[i, t]
+                quad = k_ii + Kd[t] - 2.0 * K_i[_row(rows, t)]
                 if quad <= 0.0:
                     quad = _TAU
                 if diff * diff * quad_best >= best * quad:
@@ -74,7 +91,7 @@ def _select(K, Kd, F, up, low, active, m):
 
 
 @numba.njit(cache=True, nogil=True)
-def _reconstruct(K, y, alpha, F, active, m):
+def _reconstruct(K, rows, y, alpha, F, active, m):
     """Exact ``F_t = −y_t G_t = 1 − Σ_j y_j α_j K_tj`` (with ``y_t² = 1``: ``F_t = y_t − f_t − ρ``
     up to the offset) for the shrunk ``t ∈ active[m:]``."""
     n = y.shape[0]
@@ -86,15 +103,16 @@ def _reconstruct(K, y, alpha, F, active, m):
             n_sv += 1
     for s in range(m, n):
         t = active[s]
+        K_t = K[_row(rows, t)]
         acc = 0.0
         for q in range(n_sv):
             j = support[q]
-            acc += K[t, j] * (y[j] * alpha[j])
+            acc += K_t[_row(rows, j)] * (y[j] * alpha[j])
         F[t] = y[t] * (1.0 - y[t] * acc)
 
 
 @numba.njit(cache=True, nogil=True)
-def _shrink(K, y, C, alpha, F, up, low, tol, active, m, unshrink):
+def _shrink(K, rows, y, alpha, F, up, low, tol, active, m, unshrink):
     """libsvm's ``do_shrinking`` (``be_shrunk``: a variable at a bound that its gradient
     pushes against); returns the new active size and ``unshrink``."""
     g_max1 = -np.inf  # max {−y_t G_t : t ∈ I_up}
@@ -108,7 +126,7 @@ def _shrink(K, y, C, alpha, F, up, low, tol, active, m, unshrink):
     n = y.shape[0]
     if not unshrink and g_max1 + g_max2 <= 10.0 * tol:
         unshrink = True  # near the end: bring everything back once, as libsvm does
-        _reconstruct(K, y, alpha, F, active, m)
+        _reconstruct(K, rows, y, alpha, F, active, m)
         m = n
     s = 0
     while s < m:
@@ -125,9 +143,10 @@ def _shrink(K, y, C, alpha, F, up, low, tol, active, m, unshrink):
 
 
 @numba.njit(cache=True, nogil=True)
-def _smo(K, Kd, y, C, alpha, G, tol, max_iter, shrinking):
+def _smo(K, rows, Kd, y, C, alpha, G, tol, max_iter, shrinking):
     """libsvm's ``Solver::Solve`` with its shrinking heuristic (no kernel cache: ``K`` is
-    dense); ``alpha`` and ``G = Qα − 1`` in place. Returns ``(n_iter, converged)``.
+    dense); ``alpha`` and ``G = Qα − 1`` in place. Returns ``(n_iter, converged)``. Variable
+    ``t`` has the kernel row ``rows[t]``, the diagonal entry ``Kd[t]`` and the bound ``C[t]``.
 
     Works on ``F = −y∘G`` (so that ``I_up`` and ``I_low`` need no branch on ``y``) and on the
     membership flags of ``I_up`` and ``I_low``, which only the updated pair can change."""
@@ -149,24 +168,26 @@ def _smo(K, Kd, y, C, alpha, G, tol, max_iter, shrinking):
             counter -= 1
             if counter == 0:
                 counter = period
-                m, unshrink = _shrink(K, y, C, alpha, F, up, low, tol, active, m, unshrink)
-        i, j, gap = _select(K, Kd, F, up, low, active, m)
+                m, unshrink = _shrink(K, rows, y, alpha, F, up, low, tol, active, m, unshrink)
+        i, j, gap = _select(K, rows, Kd, F, up, low, active, m)
         if gap < tol or j < 0:
             if m == n:
                 converged = True
                 break
-            _reconstruct(K, y, alpha, F, active, m)  # optimal on the active set: check all
+            _reconstruct(K, rows, y, alpha, F, active, m)  # optimal on the active set: all
             m = n
-            i, j, gap = _select(K, Kd, F, up, low, active, m)
+            i, j, gap = _select(K, rows, Kd, F, up, low, active, m)
             if gap < tol or j < 0:
                 converged = True
                 break
             counter = 1  # shrink again at the next iteration
         it += 1
-        # the pair update of libsvm (both bounds equal to C), in G = −y∘F
+        # the pair update of libsvm (bounds C_i, C_j), in G = −y∘F
         g_i, g_j = -y[i] * F[i], -y[j] * F[j]
         old_i, old_j = alpha[i], alpha[j]
-        quad = Kd[i] + Kd[j] - 2.0 * K[i, j]
+        C_i, C_j = C[i], C[j]
+        K_i, K_j = K[_row(rows, i)], K[_row(rows, j)]
+        quad = Kd[i] + Kd[j] - 2.0 * K_i[_row(rows, j)]
         if quad <= 0.0:
             quad = _TAU
         if y[i] != y[j]:
@@ -178,23 +199,23 @@ def _smo(K, Kd, y, C, alpha, G, tol, max_iter, shrinking):
                     aj, ai = 0.0, diff
             elif ai < 0.0:
                 ai, aj = 0.0, -diff
-            if diff > 0.0:
-                if ai > C:
-                    ai, aj = C, C - diff
-            elif aj > C:
-                aj, ai = C, C + diff
+            if diff > C_i - C_j:
+                if ai > C_i:
+                    ai, aj = C_i, C_i - diff
+            elif aj > C_j:
+                aj, ai = C_j, C_j + diff
         else:
             delta = (g_i - g_j) / quad
             total = old_i + old_j
             ai, aj = old_i - delta, old_j + delta
-            if total > C:
-                if ai > C:
-                    ai, aj = C, total - C
+            if total > C_i:
+                if ai > C_i:
+                    ai, aj = C_i, total - C_i
             elif aj < 0.0:
                 aj, ai = 0.0, total
-            if total > C:
-                if aj > C:
-                    aj, ai = C, total - C
+            if total > C_j:
+                if aj > C_j:
+                    aj, ai = C_j, total - C_j
             elif ai < 0.0:
                 ai, aj = 0.0, total
         alpha[i], alpha[j] = ai, aj
@@ -204,9 +225,10 @@ def _smo(K, Kd, y, C, alpha, G, tol, max_iter, shrinking):
         d_j = (aj - old_j) * y[j]
         for s in range(m):
             t = active[s]
-            F[t] -= K[i, t] * d_i + K[j, t] * d_j
+            r = _row(rows, t)
+            F[t] -= K_i[r] * d_i + K_j[r] * d_j
     if m < n:
-        _reconstruct(K, y, alpha, F, active, m)
+        _reconstruct(K, rows, y, alpha, F, active, m)
     for t in range(n):
         G[t] = -y[t] * F[t]
     return it, converged
@@ -219,7 +241,7 @@ def _rho(y, C, alpha, G):
     total, n_free = 0.0, 0
     for i in range(y.shape[0]):
         yg = y[i] * G[i]
-        if alpha[i] >= C:
+        if alpha[i] >= C[i]:
             if y[i] < 0.0:
                 ub = min(ub, yg)
             else:
@@ -243,32 +265,41 @@ def default_max_iter(n):
     return max(10**6, 100 * n)
 
 
-def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, shrinking=True):
+def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, shrinking=True,
+                     rows=None):
     """Solve the SVM with offset by SMO, optionally from a feasible ``alpha``.
+
+    With ``rows``, variable ``t`` is the point ``x_{rows[t]}`` with label ``y_t`` and bound
+    ``C_t``: the same point may carry several variables (the β-SVM's two signs,
+    :func:`weakcvx.beta.beta_svm_smo`) without a copy of the kernel,
+    ``Q_{st} = y_s y_t K[rows[s], rows[t]]``.
 
     Parameters
     ----------
     K : ndarray of shape (n, n), C-contiguous float64
         Kernel matrix.
-    y : ndarray of shape (n,)
-        Labels ±1 (both present).
-    C : float
-    alpha : ndarray of shape (n,), optional
+    y : ndarray of shape (m,)
+        Labels ±1 (both present); ``m = n`` without ``rows``.
+    C : float or ndarray of shape (m,)
+        Upper bound of every variable, or one per variable.
+    alpha : ndarray of shape (m,), optional
         Feasible start (``yᵀα = 0``, ``0 ≤ α ≤ C``); default 0. Modified in place.
-    grad : ndarray of shape (n,), optional
+    grad : ndarray of shape (m,), optional
         ``Qα − 1`` for the given ``alpha`` (computed when None). Modified in place.
     tol : float, default=1e-3
         libsvm's ``eps``: stop when the maximal KKT violation pair is below it.
     max_iter : int, optional
-        Default ``max(10⁶, 100 n)`` (libsvm's cap is ``max(10⁷, 100 n)``).
+        Default ``max(10⁶, 100 m)`` (libsvm's cap is ``max(10⁷, 100 m)``).
     shrinking : bool, default=True
         libsvm's shrinking heuristic (the active set skips variables held at a bound).
+    rows : ndarray of int of shape (m,), optional
+        Kernel row of every variable; default ``arange(n)``.
 
     Returns
     -------
     alpha, grad : ndarray
     rho : float
-        Offset: ``f(x) = Σ_j α_j y_j k(x_j, x) − ρ``.
+        Offset: ``f(x) = Σ_t α_t y_t k(x_{rows[t]}, x) − ρ``.
     n_iter : int
     converged : bool
 
@@ -282,17 +313,21 @@ def svm_offset_solve(K, y, C, alpha=None, grad=None, tol=1e-3, max_iter=None, sh
     (True, [-1.0, -1.0, 1.0, 1.0])
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
-    n = y.shape[0]
+    m = y.shape[0]
+    if rows is not None:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+    C = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), (m,)))
     if alpha is None:
-        alpha = np.zeros(n)
+        alpha = np.zeros(m)
     if grad is None:
-        grad = y * (K @ (alpha * y)) - 1.0
+        grad = (y * (K @ (alpha * y)) if rows is None else
+                y * (K @ np.bincount(rows, alpha * y, minlength=K.shape[0]))[rows]) - 1.0
     if max_iter is None:
-        max_iter = default_max_iter(n)
-    diagonal = np.ascontiguousarray(np.diag(K))
-    n_iter, converged = _smo(K, diagonal, y, float(C), alpha, grad, float(tol), int(max_iter),
+        max_iter = default_max_iter(m)
+    diagonal = np.ascontiguousarray(np.diag(K) if rows is None else np.diag(K)[rows])
+    n_iter, converged = _smo(K, rows, diagonal, y, C, alpha, grad, float(tol), int(max_iter),
                              bool(shrinking))
-    return alpha, grad, float(_rho(y, float(C), alpha, grad)), int(n_iter), bool(converged)
+    return alpha, grad, float(_rho(y, C, alpha, grad)), int(n_iter), bool(converged)
 
 
 def warm_start(K, y_old, y_new, alpha, C_old, C_new, scores):

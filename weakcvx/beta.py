@@ -18,8 +18,11 @@ and its dual (paper eq. of §4; supplementary §3), with a = (α⁺, α⁻) and 
 with ``f(x) = Σ_i (α_i⁺ − α_i⁻) k(x_i, x) + b``. This module has
 
 - :func:`beta_svm_dual`: the reference, a CVXOPT ``qp`` (options passed per call);
-- :func:`beta_svm_libsvm`: the fast path, the same dual as a weighted standard SVM on the data
-  duplicated as ``(x_i, +1)`` with weight ``c_i β_i⁺`` and ``(x_i, −1)`` with weight ``c_i β_i⁻``;
+- :func:`beta_svm_smo`: the fast path, libsvm's SMO on the 2n multipliers over the n × n
+  kernel, warm-started from the previous P1 of the alternation;
+- :func:`beta_svm_libsvm`: the same dual as a weighted standard SVM on the data duplicated as
+  ``(x_i, +1)`` with weight ``c_i β_i⁺`` and ``(x_i, −1)`` with weight ``c_i β_i⁻`` (LIBSVM
+  through scikit-learn, the fast path's twin);
 - :func:`p2_step`: the β update P2, a CVXPY linear program;
 - :func:`beta_iterate`: the P1/P2 alternation of the paper's §3;
 - initialisations: :func:`beta_semi_supervised`, :func:`beta_from_knn`,
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._smo import svm_offset_solve
 from ._solvers import cvxopt_qp
 from ._validation import check_real, warn
 from .svm import EPOCH_CAPS, OFFSET_FEATURE, LinearOffsetSVM
@@ -49,6 +53,7 @@ __all__ = [
     "check_beta",
     "beta_svm_dual",
     "beta_svm_libsvm",
+    "beta_svm_smo",
     "beta_svm_primal",
     "beta_svm_features",
     "fit_beta_svm",
@@ -86,8 +91,8 @@ P2_SOLVER = "SCIPY"
 #: Options passed with each P2 solve, per CVXPY solver name.
 P2_SOLVER_OPTIONS = {"SCIPY": {"scipy_options": {"method": "highs-ds"}}}
 
-#: Iteration limit of LIBSVM in :func:`beta_svm_libsvm`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m
-#: active multipliers. Past the limit :func:`beta_iterate` falls back to CVXOPT. Chosen on the
+#: Iteration limit of LIBSVM in :func:`beta_svm_libsvm` and of the SMO in
+#: :func:`beta_svm_smo`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m active multipliers. Past the limit :func:`beta_iterate` falls back to CVXOPT. Chosen on the
 #: SMO iterations of breast_cancer, standardized and raw (docs/methods/beta.rst, "Measurements
 #: behind the defaults").
 LIBSVM_MAX_ITER = 10_000_000
@@ -198,7 +203,7 @@ class BetaSVMSolution:
     >>> beta = [[1, 0], [1, 0], [0, 1], [0, 1]]   # certain labels: -1, -1, +1, +1
     >>> sol = fit_beta_svm(K, beta, C=10.0)
     >>> sol.solver, sol.alpha.shape, np.sign(K @ sol.dual_coef + sol.intercept).tolist()
-    ('libsvm', (4, 2), [-1.0, -1.0, 1.0, 1.0])
+    ('smo', (4, 2), [-1.0, -1.0, 1.0, 1.0])
     >>> primal = beta_svm_primal(K, beta, 10.0, sol.dual_coef, sol.intercept)
     >>> bool(np.isclose(sol.dual_objective, primal, rtol=1e-4))   # no duality gap
     True
@@ -392,6 +397,76 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5, max_iter=None):
     return sol
 
 
+def _warm_multipliers(previous, rows, signs, ub):
+    """A feasible start of the dual from an earlier solution: its multipliers on the new
+    active set, cut to the new bounds, the side of ``Σ σ a`` in excess scaled down to 0."""
+    a = np.minimum(previous.alpha[rows, (signs > 0).astype(np.intp)], ub)
+    positive, negative = a[signs > 0].sum(), a[signs < 0].sum()
+    if positive > negative:
+        a[signs > 0] *= negative / positive
+    elif negative > positive:
+        a[signs < 0] *= positive / negative
+    return a
+
+
+def beta_svm_smo(K, beta, C=1.0, tol=1e-5, max_iter=None, warm_start=None):
+    r"""Solve the β-SVM dual by SMO on the kernel matrix itself (the fast path).
+
+    The dual of :func:`beta_svm_dual` is a standard SVM dual with offset whose variables are
+    the multipliers ``a_i^σ`` of positive bound ``u = c_i β_i^σ``, variable ``(i, σ)`` with
+    label σ on point ``x_i``: ``Q_{(i,σ),(j,τ)} = στ K_{ij}``. libsvm's SMO (second-order
+    working-set selection, shrinking; :func:`weakcvx._smo.svm_offset_solve`) runs on it with
+    an index from variables to kernel rows, so neither the 2n × 2n duplicated kernel of
+    :func:`beta_svm_libsvm` nor any copy of ``K`` is formed, and it can start from the previous
+    P1 of the alternation (P2 moves few rows of β).
+
+    Parameters
+    ----------
+    K, beta, C : as in :func:`beta_svm_dual` (``K`` C-contiguous float64 avoids a copy).
+    tol : float, default=1e-5
+        Stopping tolerance on the maximal KKT violation (LIBSVM's ``eps``).
+    max_iter : int or None, default=None
+        Pair updates; None means ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m active multipliers.
+    warm_start : BetaSVMSolution or None
+        An earlier solution on the same kernel: its multipliers, cut to the new bounds and made
+        feasible for ``Σ σ a = 0`` by scaling down the side in excess, start the SMO.
+
+    Returns
+    -------
+    BetaSVMSolution
+        With ``solver="smo"`` and ``extra = {"iterations": pair updates}``.
+
+    Raises
+    ------
+    SolverError
+        With status ``"max_iter"`` when the SMO stops at its iteration limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> sol = beta_svm_smo(X @ X.T, [[1, 0], [1, 0], [0, 1], [0, 1]], C=10.0)
+    >>> np.sign(X @ X.T @ sol.dual_coef + sol.intercept)
+    array([-1., -1.,  1.,  1.])
+    """
+    K, rows, signs, ub, degenerate = _prepare(K, beta, C, "smo")
+    if degenerate is not None:
+        return degenerate
+    if max_iter is None:
+        max_iter = max(LIBSVM_MAX_ITER, 10_000 * rows.size)
+    a0 = None if warm_start is None else _warm_multipliers(warm_start, rows, signs, ub)
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    a, _, rho, n_iter, converged = svm_offset_solve(K, signs, ub, alpha=a0, tol=tol,
+                                                    max_iter=int(max_iter), rows=rows)
+    if not converged:
+        raise SolverError("smo", "max_iter", f"the β-SVM dual stopped after {n_iter} pair "
+                          f"updates (max_iter={int(max_iter)}) without reaching tol={tol:g}")
+    sol = _assemble(K.shape[0], rows, signs, np.minimum(a, ub), K, ub, "smo", "optimal",
+                    {"iterations": n_iter})
+    sol.intercept = -rho       # libsvm's offset rule, on the SMO's own gradient
+    return sol
+
+
 #: Tolerance of :func:`beta_svm_features` (LIBLINEAR's ``eps`` and the offset equality's):
 #: LIBLINEAR's default; the alternation on it ends where the SMO path's (tol 1e-5) does on 6 of
 #: 8 held-out fits and within 0.0005 on the others (docs/methods/beta.rst, "At scale").
@@ -481,10 +556,11 @@ def beta_svm_features(features, beta, C=1.0, tol=FEATURE_TOL, max_epochs=EPOCH_C
                            {"epochs": engine.n_epochs, "steps": engine.n_steps}, coef=w)
 
 
-def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None,
-                 max_iter=None):
-    """Solve P1 with ``solver`` in {"libsvm", "cvxopt"}; see :func:`beta_svm_libsvm` and
-    :func:`beta_svm_dual` (``max_iter`` is LIBSVM's iteration limit).
+def fit_beta_svm(K, beta, C=1.0, solver="smo", tol=1e-5, solver_options=None,
+                 max_iter=None, warm_start=None):
+    """Solve P1 with ``solver`` in {"smo", "libsvm", "cvxopt"}; see :func:`beta_svm_smo`,
+    :func:`beta_svm_libsvm` and :func:`beta_svm_dual` (``max_iter`` is the SMO's or LIBSVM's
+    iteration limit; ``warm_start``, an earlier solution, only starts ``"smo"``).
 
     Examples
     --------
@@ -493,11 +569,13 @@ def fit_beta_svm(K, beta, C=1.0, solver="libsvm", tol=1e-5, solver_options=None,
     >>> fit_beta_svm(K, [[1, 0], [0, 1]], solver="cvxopt").dual_coef.round(3)
     array([-1.,  1.])
     """
+    if solver == "smo":
+        return beta_svm_smo(K, beta, C, tol=tol, max_iter=max_iter, warm_start=warm_start)
     if solver == "libsvm":
         return beta_svm_libsvm(K, beta, C, tol=tol, max_iter=max_iter)
     if solver == "cvxopt":
         return beta_svm_dual(K, beta, C, solver_options=solver_options)
-    raise ValueError(f"`solver` must be 'libsvm' or 'cvxopt'. Got {solver!r} instead.")
+    raise ValueError(f"`solver` must be 'smo', 'libsvm' or 'cvxopt'. Got {solver!r} instead.")
 
 
 def beta_svm_primal(K, beta, C, dual_coef, intercept):
@@ -783,12 +861,12 @@ class BetaIterationResult:
     history: list
     seconds: float
     status: str = "converged"
-    solver: str = "libsvm"
+    solver: str = "smo"
     scores: np.ndarray | None = None
 
 
 class _KernelP1:
-    """P1 on a kernel matrix (LIBSVM or CVXOPT), with the hypothesis space's geometry: scores
+    """P1 on a kernel matrix (SMO, LIBSVM or CVXOPT), with the hypothesis space's geometry: scores
     ``K·dual_coef + b`` and ``‖h‖² = dual_coefᵀ K dual_coef + b²``."""
 
     def __init__(self, K, c, solver, svm_tol, svm_max_iter):
@@ -796,14 +874,14 @@ class _KernelP1:
         self.svm_tol, self.svm_max_iter = svm_tol, svm_max_iter
 
     def fit(self, beta, previous=None):
-        if self.solver == "libsvm":
+        if self.solver in ("smo", "libsvm"):
             try:
-                return fit_beta_svm(self.K, beta, self.c, solver="libsvm", tol=self.svm_tol,
-                                    max_iter=self.svm_max_iter)
+                return fit_beta_svm(self.K, beta, self.c, solver=self.solver, tol=self.svm_tol,
+                                    max_iter=self.svm_max_iter, warm_start=previous)
             except SolverError as exc:
                 if exc.status != "max_iter":
                     raise
-                warn(f"beta_iterate: solver 'libsvm' stopped with status 'max_iter' "
+                warn(f"beta_iterate: solver {self.solver!r} stopped with status 'max_iter' "
                      f"on P1 ({exc}); solving this and later P1 steps with 'cvxopt'. "
                      "Standardize the features if the kernel is linear.",
                      ConvergenceWarning)
@@ -871,7 +949,7 @@ CYCLE_MEMORY = 4
 
 
 def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5,
-                 solver="libsvm", p2_solver=None, svm_tol=1e-5, verbose=0,
+                 solver="smo", p2_solver=None, svm_tol=1e-5, verbose=0,
                  positive_fraction=None, svm_max_iter=None, features=None):
     r"""The iterative β-SVM (paper §3): alternate P1 (fit the β-SVM) and P2 (update β).
 
@@ -904,23 +982,24 @@ def beta_iterate(K, beta0, C=1.0, free=None, max_iter=20, tol=1e-3, tol_abs=1e-5
         P2 steps; 0 fits P1 on β⁰ only (no warning).
     tol, tol_abs : float
         Relative and absolute parts of ε.
-    solver : {"libsvm", "cvxopt"}
-        P1 solver. When LIBSVM stops at its iteration limit, that P1 and all later ones are
+    solver : {"smo", "libsvm", "cvxopt"}, default="smo"
+        P1 solver (:func:`fit_beta_svm`); ``"smo"`` starts every P1 from the previous one.
+        When the SMO or LIBSVM stops at its iteration limit, that P1 and all later ones are
         solved with CVXOPT, with one ``ConvergenceWarning``.
     p2_solver : str or None
         CVXPY solver of P2's :class:`P2Problem`; None: :func:`p2_linprog` (the same HiGHS
         dual simplex without the CVXPY model).
     svm_tol : float
-        LIBSVM tolerance of P1.
+        Tolerance of the SMO or LIBSVM on P1.
     verbose : int
     positive_fraction : float in [0, 1] or None
         Class balance that P2 may not move away from (see :func:`p2_step`); None is the paper's
         P2.
     svm_max_iter : int or None
-        LIBSVM's iteration limit (see :func:`beta_svm_libsvm`).
+        The SMO's or LIBSVM's iteration limit (see :func:`beta_svm_smo`).
     features : ndarray or scipy.sparse matrix of shape (n, d), optional
         Solve every P1 in this feature space instead (:func:`beta_svm_features`, with
-        ``K = None`` and ``solver="libsvm"``, the fast path's name): ``X`` for the linear
+        ``K = None`` and ``solver="smo"``, the fast path's name): ``X`` for the linear
         kernel, or a factor ``R`` with ``K ≈ R Rᵀ``; then ``‖h‖² = ‖w‖² + b²`` and no n × n
         array is formed. The returned hypothesis is re-solved with
         ``EPOCH_CAPS[1]`` passes if its P1 stopped at the first cap.
@@ -1003,9 +1082,9 @@ def _p1_space(K, features, C, solver, svm_tol, svm_max_iter):
         return _KernelP1(K, _check_costs(C, K.shape[0]), solver, svm_tol, svm_max_iter)
     if K is not None:
         raise ValueError("Give the kernel matrix `K` or `features`, not both. Got both.")
-    if solver != "libsvm":
-        raise ValueError(f"`features` runs the fast P1 path (solver='libsvm'); the reference "
-                         f"solver needs the kernel matrix. Got solver={solver!r}.")
+    if solver != "smo":
+        raise ValueError(f"`features` runs the fast P1 path (solver='smo'); LIBSVM and the "
+                         f"reference solver need the kernel matrix. Got solver={solver!r}.")
     return _FeatureP1(features, _check_costs(C, features.shape[0]))
 
 

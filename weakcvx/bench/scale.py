@@ -34,8 +34,8 @@ n = 5,000 and 20,000 (quick: linear at 5,000), with its peak traced memory, besi
 **β-SVM at scale.** ``BetaSVM()`` (``init="ssl"``, 10% labeled) solves P1 in a feature space
 (:func:`weakcvx.beta.beta_svm_features`): ``X`` with the linear kernel (5,000 and 100,000
 rows), a factor of 500 to 1,000 columns with the RBF kernel (5,000 and 20,000 rows); beside
-``LinearSVC()`` on the labeled rows and, at 5,000 rows, its dense path (LIBSVM on the 2n × 2n
-duplicated kernel).
+``LinearSVC()`` on the labeled rows and, at 5,000 rows, its dense path (the warm-started SMO on
+the n × n kernel, :func:`weakcvx.beta.beta_svm_smo`).
 
 **Real data.** The defaults of ``S3VM``, ``BetaSVM`` and ``ProportionSVM`` on the UCI magic set
 at its full 19,020 rows, beside ``SVC()`` on the labeled rows, ``InvCal`` and ``MeanMap``
@@ -343,8 +343,8 @@ def beta_at_scale(n, kernel="linear", dense_baseline=False, seed=0):
     columns from :data:`~weakcvx.estimators.beta.FACTOR_MIN_ROWS`) on ``make_classification(n, 20,
     n_informative=8)``, standardized, 10% of the rows labeled; one record with its seconds,
     peak traced memory and accuracy on the unlabeled rows, beside one ``LinearSVC()`` fit on
-    the labeled rows and, with ``dense_baseline``, its dense path (:func:`_dense_path`: LIBSVM
-    on the duplicated 2n × 2n kernel).
+    the labeled rows and, with ``dense_baseline``, its dense path (:func:`_dense_path`: the
+    warm-started SMO on the n × n kernel).
     """
     from sklearn.datasets import make_classification
     from sklearn.preprocessing import StandardScaler

@@ -207,10 +207,12 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         Maximum P2 steps (the paper's 20).
     tol : float, default=1e-3
         Relative part of the stopping threshold ε = 1e−5 + tol·‖h‖.
-    solver : {"libsvm", "cvxopt"}, default="libsvm"
-        P1 solver: the fast path or the CVXOPT reference QP; they agree to ~1e−5 in decision
-        values (tests/test_beta.py, tests/test_beta_features.py). The fast path is the
-        weighted SVC of LIBSVM on the duplicated kernel, and in a feature space
+    solver : {"smo", "libsvm", "cvxopt"}, default="smo"
+        P1 solver: the fast path, LIBSVM, or the CVXOPT reference QP; they agree to ~1e−5 in
+        decision values (tests/test_beta.py, tests/test_beta_features.py). The fast path is
+        libsvm's SMO on the kernel matrix, warm-started from the previous P1
+        (:func:`weakcvx.beta.beta_svm_smo`; ``"libsvm"``: scikit-learn's SVC on the 2n × 2n
+        duplicated kernel, cold every step), and in a feature space
         (:func:`weakcvx.beta.beta_svm_features`, no n × n array) from
         ``LINEAR_FEATURE_MIN_ROWS`` = 1000 rows with the linear kernel (on ``X``, sparse kept
         sparse) and from ``FACTOR_MIN_ROWS`` = 5000 rows with the RBF kernel (on a
@@ -218,7 +220,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         1000 while more than ``FACTOR_TRACE_TOL`` = 5% of the kernel's trace is left; the
         polynomial kernel only above the memory budget); these thresholds were chosen against
         the dense path (docs/methods/beta.rst, "At scale").
-        Fallback: when LIBSVM stops at its iteration limit
+        Fallback: when the SMO or LIBSVM stops at its iteration limit
         (:data:`weakcvx.beta.LIBSVM_MAX_ITER`) that P1 step and the later ones are solved with
         CVXOPT, with a ``ConvergenceWarning`` saying so. A ``UserWarning`` says when
         ``C · median(diag K)`` exceeds 1e6 (a polynomial kernel or an explicit linear ``C`` on
@@ -306,9 +308,13 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     ((351, 2), True)
     """
 
-    #: Peak of ``fit`` in n × n arrays, rounded up: the LIBSVM path trains on the duplicated
-    #: (2n × 2n) kernel (see KernelModelMixin; docs/design.rst §7).
-    _fit_kernel_copies = 6
+    @property
+    def _fit_kernel_copies(self):
+        """Peak of ``fit`` in n × n arrays, rounded up (see KernelModelMixin; docs/design.rst
+        §7): 1.35 with the SMO on the kernel itself, 5.7 with LIBSVM, which trains on the
+        duplicated 2n × 2n kernel (and the CVXOPT reference, whose QP is as large), at
+        n = 1500."""
+        return 2 if self.solver == "smo" else 6
     #: BetaSVM warns on unscaled features itself (``UNSCALED_KERNEL_SCALE``).
     _warn_unscaled_linear = False
 
@@ -319,7 +325,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "solver": [StrOptions({"libsvm", "cvxopt"})],
+        "solver": [StrOptions({"smo", "libsvm", "cvxopt"})],
         "positive_fraction": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both"), None],
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "random_state": ["random_state"],
@@ -331,7 +337,7 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     intercept_scaling = 0.0
 
     def __init__(self, init="ssl", kernel="rbf", C=None, C_unlabeled=None, gamma="mean_distance",
-                 degree=3, coef0=1.0, n_neighbors=4, max_iter=20, tol=1e-3, solver="libsvm",
+                 degree=3, coef0=1.0, n_neighbors=4, max_iter=20, tol=1e-3, solver="smo",
                  positive_fraction="auto", multi_class="ovo", random_state=None, verbose=0):
         self.init = init
         self.kernel = kernel
@@ -466,9 +472,9 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
         only (measured with ``gamma=1``, the polynomial kernel's former width, when ``(x·z + 1)³`` spanned diagonals of 10²-10⁵ on standardized
         features: coordinate descent on its factor stopped far from the P1 optimum, 3,703
         against 1,744, and the fit fell from 0.757 to 0.559 at 2,000 rows); only with the fast
-        P1 solver (``solver="libsvm"``: the CVXOPT reference needs the kernel matrix)."""
+        P1 solver (``solver="smo"``: LIBSVM and the CVXOPT reference need the kernel matrix)."""
         n = X.shape[0]
-        if self.solver != "libsvm":
+        if self.solver != "smo":
             return None, None
         if self.kernel == "linear" and n >= LINEAR_FEATURE_MIN_ROWS:
             return X, None
