@@ -264,3 +264,42 @@ def test_invalid_arguments():
         branch_and_bound(problem, tol=float("nan"))
     with pytest.raises(ValueError, match="`incumbent`"):
         branch_and_bound(problem, incumbent=np.ones(problem.n_samples))
+
+
+def test_enumeration_skips_labelings_a_hard_margin_cannot_fit():
+    # a hard margin (α ≥ 0 without an upper bound), linear kernel, no offset, one dimension: a
+    # labeling b is separable iff all b_i x_i share one sign; for the others the dual is
+    # unbounded (J = +∞) and the enumeration goes on; the optimum is checked by hand
+    import cvxpy as cp
+
+    class HardMargin(wc.formulations.Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [alpha >= 0]
+
+    X = np.array([[-3.0], [-1.0], [0.5], [1.0], [3.0]])
+    problem = wc.WeakLabelProblem(features=X, formulation=HardMargin(),
+                                  labelset=wc.labelsets.SemiSupervised([-1, 0, 0, 0, 1]))
+    elements = problem.labelset.enumerate()
+    separable = np.array([len(set(np.sign(b * X[:, 0]))) == 1 for b in elements])
+    assert separable.any() and not separable.all()
+    res = enumerate_optimum(problem)
+    assert np.all(np.isinf(res.extra["values"][~separable]))
+    assert np.all(np.isfinite(res.extra["values"][separable]))
+    # the only separable labeling is sign(x): b_i w x_i ≥ 1 needs w ≥ 1 / 0.5, J = ½ w² = 2
+    assert res.labels.tolist() == [-1, -1, 1, 1, 1]
+    assert res.value == pytest.approx(2.0, rel=1e-4)
+
+
+def test_enumeration_says_when_every_labeling_is_unbounded():
+    import cvxpy as cp
+
+    class HardMargin(wc.formulations.Formulation):
+        def dual(self, alpha):
+            return cp.sum(alpha), [alpha >= 0]
+
+    # two copies of the same point with opposite fixed labels: no labeling is separable
+    X = np.array([[1.0], [1.0], [2.0], [3.0]])
+    problem = wc.WeakLabelProblem(features=X, formulation=HardMargin(),
+                                  labelset=wc.labelsets.SemiSupervised([-1, 1, 0, 0]))
+    with pytest.raises(wc.SolverError, match="unbounded .* for every labeling .*HardMargin"):
+        enumerate_optimum(problem)

@@ -43,7 +43,9 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
 
     Every ``J(b)`` is an SVM box QP solved to ``tol`` and warm-started from the previous α
     (consecutive elements differ in few labels). For symmetric sets (clustering) only one of
-    ``b``, ``−b`` is solved.
+    ``b``, ``−b`` is solved. A labeling whose dual is unbounded (a hard margin, α without an
+    upper bound, on a labeling the kernel cannot separate: the primal is infeasible) has
+    ``J(b) = +∞`` and is skipped.
 
     Parameters
     ----------
@@ -57,6 +59,12 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
     -------
     SolveResult
         ``value = upper_bound = min J``, ``certified=True``, ``extra["values"]`` all ``J(b)``.
+
+    Raises
+    ------
+    SolverError
+        When ``J(b)`` is unbounded for every element of B (status ``"unbounded"``), or a solve
+        fails otherwise.
 
     Examples
     --------
@@ -80,8 +88,19 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
                 values[k] = values[seen[key]]
                 continue
             seen[b.tobytes()] = k
-        values[k], alpha_k = problem.J(b, alpha0=alpha, tol=tol)
+        try:
+            values[k], alpha_k = problem.J(b, alpha0=alpha, tol=tol)
+        except SolverError as exc:
+            if not exc.status.startswith("unbounded"):
+                raise
+            continue               # J(b) = +∞: no classifier of that formulation fits b
         alpha = alpha_k if alpha is None or alpha_k.shape == alpha.shape else None
+    if not np.isfinite(values).any():
+        raise SolverError("exact", "unbounded", f"J(b) is unbounded (+∞) for every labeling of "
+                          f"the label set ({len(elements)} enumerated): "
+                          f"{type(problem.formulation).__name__}.dual() has no finite optimum on "
+                          "any of them (e.g. a hard margin the kernel cannot meet): bound α (a "
+                          "finite C)")
     j = int(np.argmin(values))
     best_value, best_alpha = problem.J(elements[j], tol=tol)
     return SolveResult(method="exact", value=best_value, labels=elements[j].copy(),
