@@ -319,6 +319,31 @@ def test_custom_sdp_hook_is_used_and_checked():
         bad.sdp_constraints(M)
 
 
+def test_custom_sdp_hook_errors_name_the_hook():
+    cp = pytest.importorskip("cvxpy")
+    oracle = lambda r: np.where(r >= 0, 1.0, -1.0)  # noqa: E731
+    M = cp.Variable((3, 3), symmetric=True)
+    not_constraints = Custom(3, oracle, sdp_constraints=lambda M: [M[0, 1] == 1, True])
+    with pytest.raises(TypeError, match=r"`sdp_constraints` of Custom.*1 other item\(s\): bool"):
+        not_constraints.sdp_constraints(M)
+    wrong_shape = Custom(3, oracle, sdp_constraints=lambda M: [M[0] @ np.ones(2) == 0])
+    with pytest.raises(ValueError, match=r"`sdp_constraints` of Custom.*raised ValueError on M "
+                                         r"\(a cvxpy expression of shape \(3, 3\)\)"):
+        wrong_shape.sdp_constraints(M)
+
+
+def test_contradictory_sdp_hook_is_named_when_the_sdp_is_infeasible():
+    cp = pytest.importorskip("cvxpy")
+    import weakcvx as wc
+
+    # Σ M ≤ n² for unit-diagonal PSD M: Σ M ≥ 100 at n = 8 admits no M
+    B = Custom(8, lambda r: np.where(r >= 0, 1.0, -1.0),
+               sdp_constraints=lambda M: [cp.sum(M) >= 100])
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    with pytest.raises(wc.SolverError, match=r"infeasible.*Custom\.sdp_constraints, 1 of them"):
+        wc.solve(wc.WeakLabelProblem(features=X, labelset=B), method="sdp")
+
+
 def test_sdp_constraints_check_the_shape_of_M():
     cp = pytest.importorskip("cvxpy")
     with pytest.raises(ValueError, match=r"`M` must have shape \(4, 4\)"):

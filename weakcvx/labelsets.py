@@ -1249,10 +1249,22 @@ class Custom(LabelSet):
         self._check_sdp_variable(M)
         if self._sdp_fn is None:
             return []
-        constraints = self._sdp_fn(M)
+        from cvxpy.constraints.constraint import Constraint
+
+        name = f"The `sdp_constraints` of {self!r}"
+        try:
+            constraints = self._sdp_fn(M)
+        except Exception as exc:   # the user's code: say which hook, keep its own traceback
+            raise ValueError(f"{name} raised {type(exc).__name__} on M (a cvxpy expression of "
+                             f"shape {M.shape}): {exc}") from exc
         if not isinstance(constraints, (list, tuple)):
-            raise TypeError("`sdp_constraints` must return a list of cvxpy constraints. Got "
+            raise TypeError(f"{name} must return a list of cvxpy constraints. Got "
                             f"{type(constraints).__name__} instead.")
+        wrong = [type(c).__name__ for c in constraints if not isinstance(c, Constraint)]
+        if wrong:
+            raise TypeError(f"{name} must return a list of cvxpy constraints (e.g. "
+                            f"`cp.sum(M[0, :3]) >= 1`). Got {len(wrong)} other item(s): "
+                            f"{', '.join(sorted(set(wrong)))}.")
         return list(constraints)
 
     def _check_returned(self, returned, name):

@@ -34,7 +34,7 @@ from . import kernels
 from .rounding import round_scores
 from .labelsets import Clustering, Proportions, SemiSupervised
 from ._solvers import SDP_ORDER, solve_in_order, solve_model, solver_order
-from .result import SolveResult
+from .result import SolveResult, SolverError
 from .svm import solve_box_qp
 
 __all__ = ["solve_sdp", "sdp_cutting_plane", "SUPPORTED_LABELSETS", "DEFAULT_MAX_N",
@@ -566,8 +566,17 @@ def solve_sdp(problem, solver="SCS", solver_options=None, formulation="schur", v
         warnings.filterwarnings("ignore", message="Solution may be inaccurate",
                                 category=UserWarning)
         order = solver_order(solver, SDP_ORDER, fallback)
-        solver = solve_in_order(prob, order, options_for, accept,
-                                "SDP relaxation (weakcvx.sdp.solve_sdp)")
+        try:
+            solver = solve_in_order(prob, order, options_for, accept,
+                                    "SDP relaxation (weakcvx.sdp.solve_sdp)")
+        except SolverError as exc:
+            if not (exc.status.startswith("infeasible") and handles["set_constraints"]):
+                raise
+            detail = str(exc).split(": ", 1)[-1]
+            raise SolverError(exc.solver, exc.status, f"{detail}. The label set's constraints on M "
+                              f"({type(labelset).__name__}.sdp_constraints, "
+                              f"{len(handles['set_constraints'])} of them) may admit no M ⪰ 0 "
+                              "with unit diagonal: check them") from exc
         used = order.index(solver)
     status = str(prob.status)
     X_value = handles["X"].value
