@@ -341,7 +341,9 @@ class LadderTable:
 
     def __str__(self):
         head = f"Ladder of bounds — {self.problem_name}" if self.problem_name else "Ladder of bounds"
-        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<20}{'certified':>11}"
+        # the column holds the rung's certified lower bound (a number; the CSV's boolean
+        # `certified` says whether `value` itself is certified)
+        lines = [head, f"{'method':<32}{'value':>12}  {'what it is':<20}{'lower bound':>11}"
                  f"{'J(labels)':>12}{'error':>8}{'seconds':>9}  status"]
         for rec in self.to_records():
             value = "—" if rec["value"] is None else f"{rec['value']:.5g}"
