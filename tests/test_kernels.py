@@ -139,6 +139,13 @@ def test_factor_above_the_exact_limit_is_the_blocked_pivoted_cholesky(monkeypatc
     assert 0.0 <= residual <= 1.5 * greedy
 
 
+@pytest.mark.parametrize("block", [2.5, True, 0])
+def test_blocked_cholesky_refuses_a_block_that_is_not_a_positive_integer(block):
+    K = kernels.rbf(np.random.default_rng(4).standard_normal((20, 2)))
+    with pytest.raises(ValueError, match=f"`block` must be a positive integer. Got {block!r}"):
+        kernels.pivoted_cholesky_blocked(np.diag(K), lambda idx: K[:, idx], 5, block=block)
+
+
 @pytest.mark.parametrize("gamma", ["mean_distance", "scale", "wide"])
 def test_a_spread_that_overflows_is_an_error_naming_X(gamma):
     """A row at 1e155 makes ‖x‖² overflow: the width would be 1/inf = 0 (every kernel entry

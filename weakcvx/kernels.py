@@ -503,8 +503,7 @@ def pivoted_cholesky_blocked(K_diag, K_columns, rank, tol=1e-10, block=64, accep
     d = np.array(check_real(K_diag, "K_diag"), dtype=float)
     n = d.shape[0]
     rank = min(_check_rank(rank), n)
-    if block < 1:
-        raise ValueError(f"`block` must be a positive integer. Got {block!r} instead.")
+    block = _check_rank(block, "block")
     if not 0 < accept <= 1:
         raise ValueError(f"`accept` must lie in (0, 1]. Got {accept!r} instead.")
     Rt = np.zeros((rank, n))
