@@ -223,6 +223,26 @@ def test_proportion_estimators_warn_when_they_predict_one_class(make, scale):
     # for those that have one
     assert ("bag means too alike" in message) == isinstance(model, (wc.InvCal, wc.MeanMap))
     assert ("C=" in message) == hasattr(model, "C")
+    assert ("tiny scale" in message) == (not getattr(model, "standardize", False))
+    assert ("try kernel='rbf'" in message) == (getattr(model, "kernel", None) == "linear")
+
+
+def test_one_class_warning_names_the_linear_kernel_not_the_scale_of_standardized_features():
+    # a 20% minority without a linear boundary, bags of 2 (a user probe, seed 2100): the
+    # transduction keeps the proportions, the linear model puts every point on the majority
+    # side, as a linear SVC on the true labels does; the features are standardized by fit
+    from sklearn.datasets import make_classification
+    from sklearn.svm import LinearSVC
+
+    X, y = make_classification(1024, 10, n_informative=5, weights=[0.8], random_state=2100)
+    X, y = X[:768], y[:768]
+    assert np.mean(LinearSVC().fit(X, y).predict(X)) < 0.05    # the true labels, linearly
+    bags, props = wc.datasets.make_bags(X, y, 2, random_state=2100)
+    with pytest.warns(UserWarning, match="predicts class 0 for every training point") as record:
+        model = wc.ProportionSVM(random_state=2100).fit(X, bags, props)
+    message = next(str(w.message) for w in record if "every training point" in str(w.message))
+    assert "try kernel='rbf'" in message and "tiny scale" not in message
+    assert 0.1 < model.transduction_.mean() < 0.3
 
 
 def test_proportion_svm_refuses_a_non_finite_model(monkeypatch):

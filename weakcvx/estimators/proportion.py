@@ -158,8 +158,14 @@ class _ProportionFitMixin:
                               "the features.")
         positive = float(np.mean(scores > 0))
         if positive in (0.0, 1.0):
-            causes = ["features of tiny scale (a kernel of tiny scale makes the margin term "
-                      "vanish: standardize them if they are not)"]
+            causes = []
+            if getattr(self, "kernel", None) == "linear":
+                causes.append("a minority class with no linear boundary (the hinge loss is "
+                              "cheapest with every point on the majority side: try "
+                              "kernel='rbf')")
+            if not getattr(self, "standardize", False):
+                causes.append("features of tiny scale (a kernel of tiny scale makes the margin "
+                              "term vanish: standardize them if they are not)")
             if hasattr(self, "C"):
                 causes.append(f"C={self.C!r} (with a huge C one class, without hinge loss, is "
                               "the cheapest labeling; with a tiny C the data term no longer "
