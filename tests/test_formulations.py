@@ -240,6 +240,27 @@ def test_inexact_solves_of_the_rounds_warn_only_when_the_value_is_not_certified(
         sdp_cutting_plane(problem, tol=1e-6)
 
 
+def test_solve_passes_the_cutting_plane_sdp_its_options_and_warns_at_max_iter():
+    """A formulation without box() takes the cutting-plane SDP through solve: its max_iter and
+    tol are accepted there (they were refused as unknown options of the CVXPY model), a stop
+    at max_iter is a ConvergenceWarning, and the value stays below the converged one's master
+    value (Kelley's bracket [L, U] holds V_sdp at every round)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, y_known = tiny_data(7, n=10)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=0.5),
+                                  wc.labelsets.SemiSupervised(y_known), formulation=SmoothHinge())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = wc.solve(problem, method="sdp", tol=1e-6)
+    with pytest.warns(ConvergenceWarning, match="'sdp' stopped with status 'max_iter'"):
+        short = wc.solve(problem, method="sdp", max_iter=1)
+    assert short.status == "max_iter" and short.n_iter == 1 and full.status == "converged"
+    assert short.value <= full.extra["master_value"] + 1e-6
+    with pytest.raises(TypeError, match="unknown option.*'polish'.*sdp_cutting_plane"):
+        wc.solve(problem, method="sdp", polish=3)
+
+
 def test_generic_count_constraints_give_the_built_in_sdp_value():
     X, y, y_known = tiny_data(6, n=10)
     K = wc.kernels.rbf(X, gamma=0.5)

@@ -724,10 +724,13 @@ def test_a_start_the_user_never_passed_is_not_blamed_on_initial():
     K = wc.kernels.rbf(X, gamma=2.0)
     mismatched = wc.labelsets.Custom(12, oracle=lambda r: np.where(r >= 0, 1.0, -1.0),
                                      contains=lambda b: np.sum(b > 0) <= 3)
-    for method in ("label_generation", "alternating"):
+    for method, options in [("label_generation", {}), ("alternating", {}),
+                            ("label_generation", {"n_init": 1}),
+                            ("alternating", {"n_init": 1})]:
+        # one start or many: the first label comes from the set's own oracle too
         with pytest.raises(ValueError, match=r"Custom.initial\(\) returned a labeling that its "
                                              r"own contains\(\) rejects"):
-            wc.solve(wc.WeakLabelProblem(K, mismatched, costs=1.0), method=method)
+            wc.solve(wc.WeakLabelProblem(K, mismatched, costs=1.0), method=method, **options)
     problem = wc.WeakLabelProblem(K, wc.labelsets.SemiSupervised(np.r_[1.0, -1.0, np.zeros(10)]),
                                   costs=1.0)
     for initial, match in [(np.ones(11), r"`initial` must be a labeling of the 12 points.*"

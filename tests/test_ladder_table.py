@@ -229,3 +229,82 @@ def test_an_unknown_rung_and_an_unknown_file_format_are_named(tmp_path):
     assert not (tmp_path / "ladder.txt").exists()
     table.save(tmp_path / "ladder.svg")
     assert (tmp_path / "ladder.svg").read_text().lstrip().startswith("<?xml")
+
+
+def _one_positive_per_group(n_groups=4, size=3):
+    """Every labeling with exactly one positive in each group of ``size`` consecutive points."""
+    import itertools
+
+    out = []
+    for choice in itertools.product(range(size), repeat=n_groups):
+        b = -np.ones(n_groups * size)
+        b[size * np.arange(n_groups) + np.array(choice)] = 1.0
+        out.append(b)
+    return np.array(out)
+
+
+def _groups_problem(enumerate_fn, oracle=None):
+    groups = np.repeat(np.arange(4), 3)
+
+    def exact_oracle(scores):           # the best element: the top score of each group
+        b = -np.ones(12)
+        for g in range(4):
+            b[np.flatnonzero(groups == g)[np.argmax(scores[groups == g])]] = 1.0
+        return b
+
+    X, _, _ = wc.datasets.make_two_moons(12, random_state=2204)
+    labelset = wc.labelsets.Custom(
+        12, oracle or exact_oracle, enumerate=enumerate_fn,
+        contains=lambda b: all(np.sum(np.asarray(b)[groups == g] > 0) == 1 for g in range(4)))
+    return wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), labelset, costs=3.0)
+
+
+def test_a_custom_enumerate_that_misses_elements_is_flagged_inconsistent():
+    """An enumerate() that lists only the worst element of B makes the 'exact' rung certify a
+    value above the alternating search's feasible J(labels): impossible for valid inputs, so
+    the table says INCONSISTENT and compare warns, instead of printing a negative gap alone."""
+    full = _one_positive_per_group()
+    problem = _groups_problem(lambda: full)
+    values = [problem.J(b)[0] for b in full]
+    worst = full[[int(np.argmax(values))]]
+    problem = _groups_problem(lambda: worst)
+    with pytest.warns(UserWarning, match="exceeds the best J\\(labels\\)"):
+        table = wc.compare(problem, methods=["exact", "alternating"])
+    assert table["exact"].lower_bound == pytest.approx(max(values), rel=1e-6)
+    assert table["alternating"].value < max(values)     # a feasible J below a certified bound
+    assert table.inconsistent and "INCONSISTENT" in str(table)
+    valid = wc.compare(_groups_problem(lambda: full), methods=["exact", "alternating"])
+    assert not valid.inconsistent and "INCONSISTENT" not in str(valid)
+
+
+def test_labels_outside_the_label_set_bound_nothing_and_are_flagged():
+    """An oracle that ignores the groups (a bug in a user's set): the SDP rung's rounding
+    returns its labels, which contains() rejects; the rung is flagged, its J(labels) is left
+    out of the best J(labels), and the table's answer is the exact rung's."""
+    full = _one_positive_per_group()
+    problem = _groups_problem(lambda: full, oracle=lambda r: np.where(r >= 0, 1.0, -1.0))
+    with pytest.warns(UserWarning, match="rung 'sdp': its labels are not in the label set B"):
+        table = wc.compare(problem, methods=["sdp", "exact"])
+    assert not problem.labelset.contains(table["sdp"].result.labels)
+    assert table["sdp"].feasible is False and table["exact"].feasible is True
+    assert table.best_rung.name == "exact"
+    assert table.best_upper_bound == pytest.approx(table["exact"].value)
+    assert any("not in the label set B" in note for note in table["sdp"].warnings)
+    rows = {row["method"]: row for row in csv.DictReader(io.StringIO(table.to_csv()))}
+    assert rows["sdp"]["labels_in_B"] == "False" and rows["exact"]["labels_in_B"] == "True"
+
+
+def test_a_low_rank_sdp_of_a_weaker_relaxation_says_so_in_the_table():
+    """Clustering's balance is a range of counts, which the low-rank SDP leaves out: its
+    value is still certified, but of a weaker relaxation than the CVXPY SDP, and the table's
+    note says so (the solver's UserWarning alone did not reach the table)."""
+    X, _, _ = wc.datasets.make_two_moons(30, random_state=2205)
+    problem = wc.WeakLabelProblem(wc.kernels.rbf(X, gamma=2.0), wc.labelsets.Clustering(30, 6),
+                                  costs=1.0)
+    table = wc.compare(problem, methods=[("sdp (low-rank)", "sdp", {"solver": "lowrank"}),
+                                         ("sdp", "sdp", {})])
+    low_rank, cvxpy = table["sdp (low-rank)"], table["sdp"]
+    assert low_rank.lower_bound <= cvxpy.lower_bound + 1e-6    # the weaker relaxation
+    assert any("leaves out" in note and "weaker relaxation" in note
+               for note in low_rank.warnings)
+    assert not any("leaves out" in note for note in cvxpy.warnings)

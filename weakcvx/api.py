@@ -126,10 +126,13 @@ def _warn_if_stopped(result):
 
 def _solve_sdp(problem, verbose, random_state, options):
     """The SDP rung: CVXPY up to ``sdp.DEFAULT_MAX_N`` points (measured: SCS 12–16 s at
-    n = 200), the low-rank solver above; ``solver="lowrank"`` or a CVXPY name decides."""
+    n = 200), the low-rank solver above; ``solver="lowrank"`` or a CVXPY name decides. A
+    formulation without ``box()`` takes the cutting-plane SDP (``sdp.sdp_cutting_plane``, its
+    options: ``max_iter``, ``tol``, ``max_n``; a ConvergenceWarning when it stops at
+    ``max_iter``)."""
     from . import sdp  # CVXPY model; imported lazily
 
-    solver = options.pop("solver", None)
+    solver = given = options.pop("solver", None)
     if solver is not None and not isinstance(solver, str):
         raise ValueError(f"`solver` must be 'lowrank' or a CVXPY solver name. Got {solver!r} "
                          "instead.")
@@ -143,5 +146,9 @@ def _solve_sdp(problem, verbose, random_state, options):
         _check_options(solve_sdp_lowrank, options, "sdp")
         return solve_sdp_lowrank(problem, verbose=verbose, random_state=random_state,
                                  **options)
+    if not problem.fast:  # no box(): the cutting-plane SDP, with its own options (max_iter...)
+        _check_options(sdp.sdp_cutting_plane, options, "sdp")
+        return _warn_if_stopped(sdp.sdp_cutting_plane(problem, solver=given, verbose=verbose,
+                                                      **options))
     _check_options(sdp.solve_sdp, options, "sdp")
     return sdp.solve_sdp(problem, solver=solver, verbose=verbose, **options)

@@ -525,7 +525,9 @@ def _first_label(problem, initial, random_state):
     or the user's ``initial``, which must be feasible."""
     labelset = problem.labelset
     if initial is None:
-        return labelset.initial(scores=supervised_scores(problem), random_state=random_state)
+        return labelset.check_own_element(
+            labelset.initial(scores=supervised_scores(problem), random_state=random_state),
+            "the first label: its oracle's rounding of the supervised scores")
     return labelset.check_element(initial, "initial")
 
 

@@ -347,6 +347,23 @@ class LabelSet:
             return False
         return bool(self._contains(np.asarray(b, dtype=float)))
 
+    def check_own_element(self, b, how):
+        """``b``, a labeling this set's own oracle returned (``initial``/``argmax``, drawn
+        ``how``), after ``contains(b)``: a ValueError names the set's callbacks, which disagree
+        (a user's set), instead of an argument the user never passed.
+
+        Examples
+        --------
+        >>> B = SemiSupervised([1.0, -1.0, 0.0, 0.0])
+        >>> B.check_own_element(B.initial(random_state=0), "a random element").shape
+        (4,)
+        """
+        if not self.contains(b):
+            raise ValueError(f"{type(self).__name__}.initial() returned a labeling that its own "
+                             f"contains() rejects ({how}). The oracle (argmax / random element) "
+                             "must return elements of the set it describes.")
+        return b
+
     def check_element(self, b, name="initial"):
         """``b`` as a float ±1 vector when it is an element of ``B``; else a ValueError naming
         ``name`` and what is wrong: its shape, values other than ±1 (e.g. 0/1 labels, which

@@ -47,6 +47,11 @@ SDP_MAX_N = 200
 #: stops) up to this many points, under :func:`compare`'s ``time_limit``: two moons SSL at
 #: n = 1000 comes within a 2-3% certified gap in 60 s (docs/methods/lowrank_sdp.rst).
 LOWRANK_SDP_MAX_N = 1000
+#: The default SDP rung of a formulation without ``box()`` (the cutting-plane SDP, which
+#: :func:`weakcvx.sdp.sdp_cutting_plane` runs up to ``CUTTING_PLANE_MAX_N`` = 60 points when
+#: asked): up to this many points. Measured alone on two moons SSL (a user probe): 1.6 s at
+#: n = 20, 9.4 s at 30, 34 s at 40; 478 s at 60, stopped at max_iter.
+COMPARE_CUTTING_PLANE_MAX_N = 30
 #: Default time limit (seconds) of the exact rung (branch and bound): without one the search
 #: is exponential (150 breast-cancer rows: 226,000 nodes in 60 s, not finished at 180 s).
 EXACT_TIME_LIMIT = 60.0
@@ -74,8 +79,13 @@ class Rung:
     error: float | None = None
     failure: str | None = None
     #: Messages of the ConvergenceWarnings the method raised (e.g. a branch and bound stopped
-    #: by its time limit); :func:`compare` re-emits them and the table lists them.
+    #: by its time limit), and notes of :func:`compare` on what the value means (a low-rank SDP
+    #: of a weaker relaxation, labels outside B); :func:`compare` re-emits the warnings and
+    #: the table lists them all.
     warnings: list = field(default_factory=list)
+    #: False when the rung's labels are not in the label set B (``labelset.contains``): its
+    #: ``J(labels)`` then bounds nothing and the table leaves it out of the best ``J(labels)``.
+    feasible: bool = True
 
     @property
     def value(self):
@@ -177,8 +187,8 @@ class LadderTable:
 
     @property
     def best_upper_bound(self):
-        """Smallest ``J(labels)`` over all methods."""
-        vals = [r.result.upper_bound for r in self.rungs if r.result is not None]
+        """Smallest ``J(labels)`` over the methods whose labels are in B."""
+        vals = [r.result.upper_bound for r in self.rungs if r.result is not None and r.feasible]
         return min(vals) if vals else None
 
     @property
@@ -197,7 +207,7 @@ class LadderTable:
     def best_rung(self):
         """The rung whose labels have the lowest ``J(labels)`` (the first one on ties), or None.
         Its labels are the table's answer: ``table.best_rung.result.labels``."""
-        done = [r for r in self.rungs if r.result is not None]
+        done = [r for r in self.rungs if r.result is not None and r.feasible]
         return min(done, key=lambda r: r.result.upper_bound) if done else None
 
     def above_optimum(self, rung):
@@ -208,6 +218,16 @@ class LadderTable:
             return False
         ref = self.optimum if self.optimum is not None else self.best_upper_bound
         return ref is not None and rung.value > ref + 1e-6 * max(1.0, abs(ref))
+
+    @property
+    def inconsistent(self):
+        """True when the best certified lower bound exceeds the best ``J(labels)`` by more than
+        solver rounding (1e-6 relative): impossible for valid inputs (the ladder inequalities),
+        so a label set's callbacks disagree (a Custom ``enumerate()`` missing elements, an
+        oracle or ``contains()`` inconsistent with the set) or a user formulation's ``box()``
+        and ``dual()`` describe different problems."""
+        lb, ub = self.best_lower_bound, self.best_upper_bound
+        return lb is not None and ub is not None and ub - lb < -1e-6 * max(1.0, abs(ub))
 
     def __getitem__(self, name):
         for r in self.rungs:
@@ -222,7 +242,8 @@ class LadderTable:
 
         ``value`` is what ``kind`` names; ``certified`` says whether ``value`` is certified;
         ``lower_bound`` is the certified lower bound the rung produced (None if none);
-        ``above_optimum`` marks an estimate that lies above the optimum.
+        ``above_optimum`` marks an estimate that lies above the optimum; ``labels_in_B`` is
+        False for labels the label set rejects (their ``J_labels`` bounds nothing).
         """
         out = []
         for r in self.rungs:
@@ -235,6 +256,7 @@ class LadderTable:
                 "lower_bound": r.lower_bound,
                 "above_optimum": self.above_optimum(r),
                 "J_labels": None if res is None else float(res.upper_bound),
+                "labels_in_B": None if res is None else r.feasible,
                 "error": r.error,
                 "seconds": None if res is None else float(res.seconds),
                 "n_iter": None if res is None else int(res.n_iter),
@@ -243,7 +265,7 @@ class LadderTable:
         for name, reason in self.skipped:
             out.append({"method": name, "value": None, "kind": "skipped", "certified": None,
                         "lower_bound": None, "above_optimum": False, "J_labels": None,
-                        "error": None, "seconds": None, "n_iter": None,
+                        "labels_in_B": None, "error": None, "seconds": None, "n_iter": None,
                         "status": f"skipped: {reason}"})
         return out
 
@@ -326,6 +348,12 @@ class LadderTable:
                          f"{ub:.5g}   (gap {ub - lb:.4g}, {100 * rel:.2f}%)")
         elif ub is not None:
             lines.append(f"best J(labels) {ub:.5g}; no certified lower bound computed")
+        if self.inconsistent:
+            lines.append("INCONSISTENT: a certified lower bound exceeds a feasible J(labels), "
+                         "which valid inputs cannot give: check the label set (for Custom: "
+                         "enumerate() must list every element of B, oracle() return only "
+                         "elements, contains() agree with both) and a custom formulation's "
+                         "box() against its dual()")
         best = self.best_rung
         if best is not None:
             lines.append(f"best labels: {best.name} (J(labels) {best.result.upper_bound:.5g})")
@@ -473,7 +501,8 @@ def _default_plan(problem):
     try:
         from . import sdp
 
-        sdp_max_n = SDP_MAX_N if problem.fast else sdp.CUTTING_PLANE_MAX_N
+        sdp_max_n = SDP_MAX_N if problem.fast else min(COMPARE_CUTTING_PLANE_MAX_N,
+                                                        sdp.CUTTING_PLANE_MAX_N)
         if problem.fast and labelset.count_constraints() is not None:
             sdp_max_n = max(sdp_max_n, LOWRANK_SDP_MAX_N)
         if not labelset.identity_support:
@@ -520,7 +549,7 @@ def default_methods(problem):
 
     SDP when the label set's label kernels are ``K ∘ yyᵀ`` and ``n ≤ SDP_MAX_N``
     (``LOWRANK_SDP_MAX_N`` for a fast formulation on a label set described by counts, by the
-    low-rank solver; ``weakcvx.sdp.CUTTING_PLANE_MAX_N`` for a formulation without a fast
+    low-rank solver; :data:`COMPARE_CUTTING_PLANE_MAX_N` for a formulation without a fast
     path); label generation with the sorting oracle, and with the exact oracle (one start,
     :data:`EXACT_ORACLE_STARTS`) when ``|B| ≤ SMALL_LABELSET``; exact (enumeration when B is small, branch and bound otherwise
     when B is described by counts), whose time limit :func:`compare` sets; alternating.
@@ -581,7 +610,12 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
         ``table.skipped`` with the reason. The ConvergenceWarnings of a method (a solver stopped early,
         e.g. at its time limit) are kept in ``Rung.warnings``, listed as notes under the
         table, and re-emitted once each, prefixed with the rung's name; other warnings of the
-        solvers are not shown.
+        solvers are not shown. A rung whose labels the label set rejects (``contains``) is
+        noted and warned about (``Rung.feasible`` False; its ``J(labels)`` is left out of the
+        best), a low-rank SDP of a weaker relaxation (range counts left out) is noted, and a
+        table whose certified lower bound exceeds a feasible ``J(labels)``
+        (``LadderTable.inconsistent``: a label set's callbacks or a formulation's ``box()``
+        disagree) says INCONSISTENT, with a UserWarning.
         Ctrl-C stops the comparison and returns the rungs finished so far (a branch and bound
         in progress contributes its incumbent), with ``table.interrupted`` set.
 
@@ -675,10 +709,42 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
             if getattr(problem.labelset, "symmetric", False):
                 err = min(err, 1.0 - err)
         _certify_hull(problem, res)
-        rungs.append(Rung(name=name, result=res, error=err, warnings=notes))
-    return LadderTable(rungs=rungs, problem_name=problem.name,
-                       seconds=time.perf_counter() - start, interrupted=interrupted,
-                       skipped=skipped)
+        feasible, more = _rung_notes(problem, name, res)
+        rungs.append(Rung(name=name, result=res, error=err, warnings=notes + more,
+                          feasible=feasible))
+    table = LadderTable(rungs=rungs, problem_name=problem.name,
+                        seconds=time.perf_counter() - start, interrupted=interrupted,
+                        skipped=skipped)
+    if table.inconsistent:
+        warn(f"compare: the best certified lower bound {table.best_lower_bound:.6g} exceeds the "
+             f"best J(labels) {table.best_upper_bound:.6g}, which valid inputs cannot give; "
+             "see the table's note.", UserWarning)
+    return table
+
+
+def _rung_notes(problem, name, res):
+    """``(feasible, notes)`` of a finished rung: whether its labels lie in B
+    (``labelset.contains``; a rung whose labels do not bounds nothing, said with a
+    UserWarning), and what its value means when that is not what its kind says (a low-rank
+    SDP that left range constraints of the label set out: a weaker relaxation's bound)."""
+    notes = []
+    if res.extra.get("solver") == "lowrank" and res.extra.get("dropped_ranges"):
+        notes.append(f"the low-rank SDP leaves out {res.extra['dropped_ranges']} range "
+                     "constraint(s) of the label set: its value bounds a weaker relaxation "
+                     "than the CVXPY SDP's (solver='SCS' up to 200 points), still a certified "
+                     "lower bound")
+    try:
+        feasible = bool(problem.labelset.contains(res.labels))
+    except (TypeError, ValueError) as exc:
+        feasible, why = False, f"contains() raised {type(exc).__name__}: {exc}"
+    else:
+        why = "contains() rejects them"
+    if not feasible:
+        message = (f"its labels are not in the label set B ({why}): its J(labels) bounds "
+                   "nothing and is left out of the best J(labels)")
+        notes.append(message)
+        warn(f"compare, rung {name!r}: {message}", UserWarning)
+    return feasible, notes
 
 
 def _certify_hull(problem, res):

@@ -125,7 +125,9 @@ def alternating(problem, initial=None, max_iter=100, tol=1e-8, verbose=0, random
     _check_alternating_options(max_iter, tol, j_tol, random_state)
     labelset = problem.labelset
     if initial is None:
-        b = labelset.initial(scores=supervised_scores(problem), random_state=random_state)
+        b = labelset.check_own_element(
+            labelset.initial(scores=supervised_scores(problem), random_state=random_state),
+            "the start: its oracle's rounding of the supervised scores")
     else:
         b = labelset.check_element(initial, "initial")
     loop_tol = POLISH_TOL if j_tol is None else j_tol

@@ -303,13 +303,10 @@ def initial_labelings(problem, n_init, random_state):
     n_principal = len(starts)
     while len(starts) < n_init:
         starts.append(labelset.initial(random_state=rng))
-    for k, b in enumerate(starts[:n_init]):
-        if not labelset.contains(b):  # a user's label set whose oracle and membership differ
-            how = "its oracle's rounding of a principal direction" if k < n_principal else \
-                "a random element it drew"
-            raise ValueError(f"{type(labelset).__name__}.initial() returned a labeling that its "
-                             f"own contains() rejects (start {k}: {how}). The oracle (argmax / "
-                             "random element) must return elements of the set it describes.")
+    for k, b in enumerate(starts[:n_init]):  # a user's set whose oracle and membership differ
+        labelset.check_own_element(b, f"start {k}: " + (
+            "its oracle's rounding of a principal direction" if k < n_principal else
+            "a random element it drew"))
     return starts[:n_init]
 
 
