@@ -380,7 +380,7 @@ def _print_beta(rows, quick):
     print("\nβ-SVM: BetaSVM(kernel) on make_classification(n, 20), standardized, 10% labeled, "
           "accuracy on the unlabeled rows; linear: P1 on X, RBF: a factor of 500-1,000 "
           "columns; beside LinearSVC() on the labeled rows and, at 5,000 rows, the dense path "
-          "(LIBSVM on the 2n x 2n duplicated kernel) in the same process")
+          "(the warm-started SMO on the n x n kernel) in the same process")
     print(f"{'kernel':>7}{'n':>8}{'seconds':>9}{'peak MiB':>10}{'X MiB':>7}{'accuracy':>10}"
           f"{'LinearSVC':>10}{'dense s':>9}{'dense MiB':>10}{'dense acc':>10}")
     _print_runs(
