@@ -303,3 +303,26 @@ def test_enumeration_says_when_every_labeling_is_unbounded():
                                   labelset=wc.labelsets.SemiSupervised([-1, 1, 0, 0]))
     with pytest.raises(wc.SolverError, match="unbounded .* for every labeling .*HardMargin"):
         enumerate_optimum(problem)
+
+
+def test_progress_lines_thin_out_after_the_first_seconds(monkeypatch, caplog):
+    """A 60 s search printed 60 progress lines: one a second for the first 10 s, then one
+    every 5 s (a simulated clock; no wall time is measured)."""
+    import types
+
+    import weakcvx.exact as exact_module
+
+    clock = {"now": 0.0}
+    monkeypatch.setattr(exact_module.time, "perf_counter", lambda: clock["now"])
+    tree = types.SimpleNamespace(n_nodes=0, stack=[], progress=lambda: (3, 10.0, 1.0))
+    progress = exact_module._Progress("branch_and_bound", verbose=1, start=0.0)
+    with caplog.at_level(logging.INFO, logger="weakcvx"):
+        for step in range(1, 601):          # a node every 0.1 s for 60 s
+            clock["now"] = 0.1 * step
+            progress.node(tree)
+    times = [float(r.getMessage().rsplit(", ", 1)[1].split()[0]) for r in caplog.records]
+    early = [t for t in times if t < exact_module.PROGRESS_QUIET_AFTER]
+    late = [t for t in times if t >= exact_module.PROGRESS_QUIET_AFTER]
+    assert len(early) >= 9 and np.all(np.diff(early) >= 1.0 - 1e-9)
+    assert np.all(np.diff(late) >= exact_module.PROGRESS_INTERVAL - 1e-9)
+    assert len(times) <= 10 + 50 / exact_module.PROGRESS_INTERVAL + 1

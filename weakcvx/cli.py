@@ -519,6 +519,7 @@ def _cmd_compare(args):
     from .estimators._base import verbose_logging
 
     # progress on stderr: each method as it starts and ends, the branch and bound every second
+    # (every 5 s after 10 s)
     verbose = 0 if args.quiet else 1 + args.verbose
     methods = None if args.methods is None else [RUNGS[m] for m in args.methods]
     iteration = {k: v for k, v in (("max_iter", args.max_iter), ("tol", args.tol))
@@ -776,7 +777,8 @@ def _add_compare_parser(sub):
                    help="more progress output (the solvers' own progress lines)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress lines on stderr (by default each method is logged as it "
-                   "starts and ends, and the branch and bound every second)")
+                   "starts and ends, and the branch and bound every second, every "
+                   "5 s after 10 s)")
     p.set_defaults(func=_cmd_compare)
 
 

@@ -115,6 +115,11 @@ def enumerate_optimum(problem, limit=None, tol=1e-8, verbose=0):
 # Branch and bound (docs/design.rst §3.5; Chapelle, Sindhwani & Keerthi 2006)
 # ---------------------------------------------------------------------------------------------
 
+#: Progress lines of a search (verbose >= 1): every second for its first PROGRESS_QUIET_AFTER
+#: seconds, then every PROGRESS_INTERVAL seconds.
+PROGRESS_QUIET_AFTER = 10.0
+PROGRESS_INTERVAL = 5.0
+
 #: Label-generation rounds of the default incumbent seed (the rounding of the convex-hull
 #: relaxation): kept cheap, the depth-first search finds better leaves within its first nodes
 #: (docs/methods/s3vm.rst).
@@ -770,7 +775,8 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
         Relative optimality tolerance: a node is pruned when its certified bound is at least
         ``incumbent − tol·max(1, |incumbent|)``.
     verbose : int, default=0
-        ``1``: progress lines on ``logging.getLogger("weakcvx")`` (INFO, every second);
+        ``1``: progress lines on ``logging.getLogger("weakcvx")`` (INFO, every second, every
+        ``PROGRESS_INTERVAL`` = 5 s after the first 10 s);
         ``2``: also a ``tqdm`` bar.
     random_state : int, RandomState or None
         Passed to the label-generation seed.
@@ -937,8 +943,10 @@ def branch_and_bound(problem, bound="svm", max_nodes=None, time_limit=None, incu
 
 
 class _Progress:
-    """Progress of a search: a line on the ``"weakcvx"`` logger at most once a second with
-    ``verbose >= 1``, and a ``tqdm`` bar of the nodes with ``verbose >= 2``."""
+    """Progress of a search: a line on the ``"weakcvx"`` logger with ``verbose >= 1``, at most
+    once a second for the first ``PROGRESS_QUIET_AFTER`` seconds and once every
+    ``PROGRESS_INTERVAL`` seconds after (a 60 s search printed 60 lines), and a ``tqdm`` bar of
+    the nodes with ``verbose >= 2``."""
 
     def __init__(self, name, verbose, start):
         self.name, self.verbose, self.start = name, verbose, start
@@ -953,9 +961,10 @@ class _Progress:
         """One more node problem solved."""
         if self.bar is not None:
             self.bar.update(1)
-        if self.verbose and time.perf_counter() - self.last >= 1.0:
+        now = time.perf_counter()
+        interval = 1.0 if now - self.start < PROGRESS_QUIET_AFTER else PROGRESS_INTERVAL
+        if self.verbose and now - self.last >= interval:
             depth, incumbent, lower = tree.progress()
-            now = time.perf_counter()
             logger.info("%s: %d nodes, %d open, depth %d, incumbent %.8g, lower bound %.8g, "
                         "%.1f s", self.name, tree.n_nodes, len(tree.stack), depth, incumbent,
                         lower, now - self.start)
