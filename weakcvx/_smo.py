@@ -1,4 +1,5 @@
-r"""SMO for the SVM *with offset* on a dense kernel, warm-startable (alter-∝SVM's inner solve).
+r"""SMO for the SVM *with offset* on a dense kernel, warm-startable (alter-∝SVM's and the
+β-SVM's inner solves).
 
 The dual of ``min ½‖w‖² + C Σ_i max(0, 1 − y_i(w·φ(x_i) + b))`` is
 
@@ -16,8 +17,16 @@ restart, each close to the previous one, so :func:`svm_offset_solve` takes any f
 (``yᵀα = 0``, in the box) with its gradient and continues from there. :func:`warm_start` maps
 the previous solution to a feasible start after ``C`` or the labels change.
 
+The bounds may differ per variable (``0 ≤ α_t ≤ C_t``, libsvm's pair update with ``C_i ≠ C_j``),
+and a variable may live on any row of ``K`` (``rows``): the β-SVM's dual has one variable per
+point and sign, two on the same row, solved without forming its 2n × 2n duplicated kernel
+(:func:`weakcvx.beta.beta_svm_smo`). With ``rows=None`` numba compiles the one-variable-per-row
+case without the index load.
+
 The reference twin is libsvm (``sklearn.svm.SVC(kernel="precomputed")``); the tests compare
-dual objectives and offsets on random problems, cold and warm.
+dual objectives and offsets on random problems, cold and warm (tests/test_proportion.py), and
+the β-SVM's solutions with CVXOPT's, cold and warm, and with LIBSVM on the duplicated kernel
+(tests/test_beta.py).
 """
 
 from __future__ import annotations

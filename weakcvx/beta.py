@@ -92,9 +92,10 @@ P2_SOLVER = "SCIPY"
 P2_SOLVER_OPTIONS = {"SCIPY": {"scipy_options": {"method": "highs-ds"}}}
 
 #: Iteration limit of LIBSVM in :func:`beta_svm_libsvm` and of the SMO in
-#: :func:`beta_svm_smo`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m active multipliers. Past the limit :func:`beta_iterate` falls back to CVXOPT. Chosen on the
-#: SMO iterations of breast_cancer, standardized and raw (docs/methods/beta.rst, "Measurements
-#: behind the defaults").
+#: :func:`beta_svm_smo`: ``max(LIBSVM_MAX_ITER, 10⁴·m)`` for m active multipliers. Past the
+#: limit :func:`beta_iterate` falls back to CVXOPT. Chosen on the SMO iterations of
+#: breast_cancer, standardized and raw (docs/methods/beta.rst, "Measurements behind the
+#: defaults").
 LIBSVM_MAX_ITER = 10_000_000
 
 

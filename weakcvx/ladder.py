@@ -591,8 +591,8 @@ def compare(problem, methods=None, random_state=0, verbose=0, time_limit=EXACT_T
     random_state : int
     verbose : int
         ``1``: log each method as it starts and ends, with its status, and the progress of
-        the branch and bound (every second, every 5 s after 10 s) through ``logging.getLogger("weakcvx")``;
-        ``2``: also the other solvers' progress.
+        the branch and bound (every second, every 5 s after 10 s) through
+        ``logging.getLogger("weakcvx")``; ``2``: also the other solvers' progress.
     time_limit : float or None, default=EXACT_TIME_LIMIT (60 s)
         Time limit of every ``"exact"`` rung whose options do not set ``time_limit``. A branch
         and bound stopped by it keeps its best labeling (``kind`` "best found", status

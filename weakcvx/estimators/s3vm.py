@@ -770,9 +770,10 @@ class S3VM(SemiSupervisedScoreMixin, OneVsRestMixin, KernelModelMixin, Classifie
     random_state : int, RandomState or None
     verbose : int
         ``0`` silent; ``1`` progress lines (label generation rounds, branch-and-bound progress
-        every second, every 5 s after 10 s), ``2`` more. They go through ``logging.getLogger("weakcvx")``, printed to
-        stderr during ``fit`` unless that logger is configured by the user. With more than two
-        classes, ``1`` logs one line per two-class problem, ``2`` also their own lines.
+        every second, every 5 s after 10 s), ``2`` more. They go through
+        ``logging.getLogger("weakcvx")``, printed to stderr during ``fit`` unless that logger is
+        configured by the user. With more than two classes, ``1`` logs one line per two-class
+        problem, ``2`` also their own lines.
 
     Attributes
     ----------
