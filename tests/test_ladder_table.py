@@ -292,6 +292,14 @@ def test_labels_outside_the_label_set_bound_nothing_and_are_flagged():
     assert any("not in the label set B" in note for note in table["sdp"].warnings)
     rows = {row["method"]: row for row in csv.DictReader(io.StringIO(table.to_csv()))}
     assert rows["sdp"]["labels_in_B"] == "False" and rows["exact"]["labels_in_B"] == "True"
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = table.plot()
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert "J(labels) of labels outside B (no bound)" in labels
+    plt.close(fig)
 
 
 def test_a_low_rank_sdp_of_a_weaker_relaxation_says_so_in_the_table():

@@ -418,8 +418,12 @@ class LadderTable:
             ax.plot(res.value, y, marker="o", ms=9, mfc="none", color="tab:blue", ls="none",
                     zorder=3, label="relaxation value (not certified)")
         # on top of the star, so both stay visible when J(labels) is the optimum
-        ax.plot(res.upper_bound, y, marker="x", ms=8, mew=2, color="tab:red", ls="none",
-                zorder=4, label="J(labels): upper bound")
+        if r.feasible:
+            ax.plot(res.upper_bound, y, marker="x", ms=8, mew=2, color="tab:red", ls="none",
+                    zorder=4, label="J(labels): upper bound")
+        else:   # labels outside B: their J bounds nothing
+            ax.plot(res.upper_bound, y, marker="x", ms=8, mew=1, color="0.5", ls="none",
+                    zorder=4, label="J(labels) of labels outside B (no bound)")
         if r.kind != "J(labels)":
             ax.plot([res.value, res.upper_bound], [y, y], color="0.6", lw=1, zorder=1)
 
@@ -430,7 +434,8 @@ class LadderTable:
         the exact rung, then the local methods' ``J(labels)``; failed and skipped rungs on top
         with their reason. Markers: star, the certified optimum; filled circle, a certified
         lower bound; hollow circle, an estimate; hollow orange diamond, an estimate above the
-        optimum; red cross, the ``J(labels)`` of the rung's labels (an upper bound). The
+        optimum; red cross, the ``J(labels)`` of the rung's labels (an upper bound; grey when
+        the label set rejects them, no bound). The
         certified bracket [best lower bound, best J(labels)] is shaded and its ends drawn as
         lines, so it stays visible when the gap is 0.
 
