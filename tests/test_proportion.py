@@ -265,6 +265,36 @@ def _libsvm_primal(K, y, C):
     return _svm_primal(K, y, C, beta, svc.intercept_[0])
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_indexed_smo_with_per_variable_bounds_is_libsvm_on_the_copied_rows(seed):
+    """``svm_offset_solve(..., rows=)`` with one bound per variable (the β-SVM's use: points
+    carried twice, with both signs) against its twin, libsvm's SVC on the explicitly copied
+    kernel with ``sample_weight`` as the bounds: the same dual objective and offset."""
+    from sklearn.svm import SVC
+
+    from weakcvx._smo import dual_objective, svm_offset_solve
+
+    rng = np.random.RandomState(40 + seed)
+    n = 40
+    X = rng.randn(n, 3)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    rows = np.r_[np.arange(n), rng.choice(n, 25, replace=False)]   # 25 points twice
+    y = np.where(rng.rand(rows.size) < 0.5, 1.0, -1.0)
+    y[n:] = -y[rows[n:]]                                            # ... with the other sign
+    bounds = rng.uniform(0.2, 3.0, rows.size)
+    alpha, grad, rho, _, converged = svm_offset_solve(K, y, bounds, tol=1e-8, rows=rows)
+    assert converged and np.all(alpha >= 0) and np.all(alpha <= bounds)
+    assert abs(alpha @ y) < 1e-9
+    K_copied = K[np.ix_(rows, rows)]
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-8).fit(K_copied, y, sample_weight=bounds)
+    reference = np.zeros(rows.size)
+    reference[svc.support_] = np.abs(svc.dual_coef_[0])
+    Q = np.outer(y, y) * K_copied
+    assert dual_objective(alpha, grad) == pytest.approx(
+        0.5 * reference @ Q @ reference - reference.sum(), rel=1e-6)
+    assert -rho == pytest.approx(svc.intercept_[0], abs=1e-4)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_smo_reaches_the_libsvm_optimum_cold_and_warm(seed):
     """The warm-started SMO of alter-∝SVM against libsvm (its reference twin): same primal
