@@ -312,8 +312,8 @@ class BetaSVM(OneVsRestMixin, KernelModelMixin, ClassifierMixin, BaseEstimator):
     def _fit_kernel_copies(self):
         """Peak of ``fit`` in n × n arrays, rounded up (see KernelModelMixin; docs/design.rst
         §7): 1.35 with the SMO on the kernel itself, 5.7 with LIBSVM, which trains on the
-        duplicated 2n × 2n kernel (and the CVXOPT reference, whose QP is as large), at
-        n = 1500."""
+        duplicated 2n × 2n kernel, at n = 1500 (the CVXOPT reference, for small n, keeps the
+        former 6)."""
         return 2 if self.solver == "smo" else 6
     #: BetaSVM warns on unscaled features itself (``UNSCALED_KERNEL_SCALE``).
     _warn_unscaled_linear = False
