@@ -36,7 +36,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-__all__ = ["svm_offset_solve", "warm_start", "dual_objective"]
+__all__ = ["svm_offset_solve", "warm_start", "restore_equality", "dual_objective"]
 
 #: libsvm's TAU: curvature used when ``K_ii + K_jj − 2K_ij ≤ 0``.
 _TAU = 1e-12
@@ -359,14 +359,21 @@ def warm_start(K, y_old, y_new, alpha, C_old, C_new, scores):
     flipped = y_new != y_old
     if flipped.any():
         alpha[flipped] = np.where(y_new[flipped] * scores[flipped] < 1.0, C_new, 0.0)
-        pos = y_new > 0
-        s_pos, s_neg = alpha[pos].sum(), alpha[~pos].sum()
-        if s_pos > s_neg:
-            alpha[pos] *= s_neg / s_pos
-        elif s_neg > s_pos:
-            alpha[~pos] *= s_pos / s_neg
+        restore_equality(alpha, y_new)
     grad = y_new * (K @ (alpha * y_new)) - 1.0
     return alpha, grad
+
+
+def restore_equality(alpha, y):
+    """Make a start that is in its box feasible for ``yᵀα = 0``, in place: the side of the
+    larger sum (``y = +1`` or ``−1``) scaled down to the other's (the box still holds)."""
+    positive = y > 0
+    s_pos, s_neg = alpha[positive].sum(), alpha[~positive].sum()
+    if s_pos > s_neg:
+        alpha[positive] *= s_neg / s_pos
+    elif s_neg > s_pos:
+        alpha[~positive] *= s_pos / s_neg
+    return alpha
 
 
 def dual_objective(alpha, grad):

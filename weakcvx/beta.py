@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._smo import svm_offset_solve
+from ._smo import restore_equality, svm_offset_solve
 from ._solvers import cvxopt_qp
 from ._validation import check_real, warn
 from .svm import EPOCH_CAPS, OFFSET_FEATURE, LinearOffsetSVM
@@ -401,13 +401,8 @@ def beta_svm_libsvm(K, beta, C=1.0, tol=1e-5, max_iter=None):
 def _warm_multipliers(previous, rows, signs, ub):
     """A feasible start of the dual from an earlier solution: its multipliers on the new
     active set, cut to the new bounds, the side of ``Σ σ a`` in excess scaled down to 0."""
-    a = np.minimum(previous.alpha[rows, (signs > 0).astype(np.intp)], ub)
-    positive, negative = a[signs > 0].sum(), a[signs < 0].sum()
-    if positive > negative:
-        a[signs > 0] *= negative / positive
-    elif negative > positive:
-        a[signs < 0] *= positive / negative
-    return a
+    return restore_equality(np.minimum(previous.alpha[rows, (signs > 0).astype(np.intp)], ub),
+                            signs)
 
 
 def beta_svm_smo(K, beta, C=1.0, tol=1e-5, max_iter=None, warm_start=None):
