@@ -25,6 +25,7 @@ from weakcvx.datasets import (
     make_llp_toy,
     make_mil_digits,
     make_mil_roi,
+    make_mil_sparse,
     make_partial_labels,
     make_two_moons,
 )
@@ -81,6 +82,8 @@ GENERATORS = {
     "llp_toy": lambda rs: make_llp_toy(random_state=rs),
     "mil_roi": lambda rs: make_mil_roi(random_state=rs),
     "mil_digits": lambda rs: make_mil_digits(n_bags=20, bag_size=5, random_state=rs),
+    "mil_sparse": lambda rs: make_mil_sparse(n_bags=20, bag_size=5, n_features=30,
+                                             random_state=rs),
     "bags": lambda rs: make_bags(np.zeros((30, 2)), np.arange(30) % 2, 4, random_state=rs),
     "partial": lambda rs: make_partial_labels(np.arange(40) % 5, 3, 0.5, random_state=rs),
     "noise": lambda rs: make_label_noise(np.arange(40) % 3, 0.3, random_state=rs),
@@ -281,6 +284,26 @@ def test_mil_roi_fixed_sizes():
     assert all(b.shape == (5, 2) for b in bags)
     assert int(y.sum()) == 3
     assert sorted(int(m.sum()) for m in key_mask) == [0] * 7 + [2] * 3
+
+
+def test_mil_sparse_keys_are_the_instances_moved_along_the_informative_coordinates():
+    """A key instance is its Gaussian draw moved by ``shift`` along the first
+    ``n_informative`` coordinates: over many keys the mean of those coordinates is ``shift``
+    and of the others 0 (standard error 1 / sqrt(keys)); background instances have mean 0."""
+    bags, y, key_mask = make_mil_sparse(n_bags=400, bag_size=(3, 6), n_key=(1, 2),
+                                        n_features=12, n_informative=4, shift=2.0,
+                                        random_state=0)
+    assert len(bags) == len(key_mask) == len(y) == 400 and int(y.sum()) == 200
+    for bag, mask, label in zip(bags, key_mask, y, strict=True):
+        assert bag.shape[1] == 12 and 3 <= len(bag) <= 6 and mask.shape == (len(bag),)
+        assert label == int(mask.any()) and (not label or 1 <= mask.sum() <= 2)
+    keys = np.vstack([b[m] for b, m in zip(bags, key_mask)])
+    background = np.vstack([b[~m] for b, m in zip(bags, key_mask)])
+    assert len(keys) >= 200
+    tolerance = 5 / np.sqrt(len(keys))
+    np.testing.assert_allclose(keys[:, :4].mean(axis=0), 2.0, atol=tolerance)
+    np.testing.assert_allclose(keys[:, 4:].mean(axis=0), 0.0, atol=tolerance)
+    np.testing.assert_allclose(background.mean(axis=0), 0.0, atol=5 / np.sqrt(len(background)))
 
 
 def test_mil_digits_keys_are_the_target_images_and_no_image_repeats():
@@ -556,6 +579,9 @@ def test_make_data_encoding_rules():
         (lambda: make_mil_roi(n_key=0), "`n_key`"),
         (lambda: make_mil_roi(positive_fraction=0.0), "`positive_fraction` must leave"),
         (lambda: make_mil_roi(positive_fraction=2.0), "`positive_fraction`"),
+        (lambda: make_mil_sparse(n_features=10, n_informative=11), "`n_informative`"),
+        (lambda: make_mil_sparse(shift=0.0), "`shift` must be positive"),
+        (lambda: make_mil_sparse(n_key=0), "`n_key`"),
         (lambda: make_mil_digits(target=10), "`target`"),
         (lambda: make_mil_digits(bag_size=(2, 5), n_key=3), "`n_key` must be at most"),
         (lambda: make_mil_digits(positive_fraction=1.0), "`positive_fraction` must leave"),

@@ -49,6 +49,17 @@ MIL_MASTER = {"max_alternations": 5, "master_tol": 1e-3}
 #: Widths among which ``gamma="select"`` chooses, as multiples of ``"scale"`` (chosen on
 #: Musk1, Musk2, Elephant and ``make_mil_roi``, CV seeds 10-19; ``weakcvx.bench.mil``).
 GAMMA_MULTIPLES = (0.5, 1.0, 1.5)
+#: Narrower widths ``gamma="select"`` falls back on, as multiples of ``"scale"``, when an SVM on
+#: key instances classifies the held-out bags significantly better with one of them than with
+#: the width the bag AUC chose (:func:`select_gamma`). With many features of which few inform,
+#: the kernel of ``"scale"`` is nearly flat between instances: the MI-SVM then fits its training
+#: bags by the kernel's diagonal and calls every new bag negative (docs/methods/mil.rst, "The
+#: kernel width"). Chosen on synthetic high-dimensional bags, make_mil_roi, digit bags and CV
+#: seeds 10-11 of Musk1 and Elephant, where the fallback never fired.
+NARROW_MULTIPLES = (0.03, 0.1)
+#: The fallback's test: McNemar's statistic ``(n01 - n10) / sqrt(n01 + n10)`` over the held-out
+#: bags above this (``n01`` bags right with the narrower width only, ``n10`` the reverse).
+NARROW_Z = 2.0
 #: Inner folds (stratified, over the training bags) of ``gamma="select"``.
 GAMMA_FOLDS = 3
 #: Instances (about, at most) on which ``gamma="select"`` runs: above, the inner folds draw
@@ -221,7 +232,8 @@ def selection_bags(bag_index, n_bags, max_instances=GAMMA_MAX_INSTANCES, random_
 
 
 def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
-                 n_splits=GAMMA_FOLDS, random_state=0, max_instances=GAMMA_MAX_INSTANCES):
+                 n_splits=GAMMA_FOLDS, random_state=0, max_instances=GAMMA_MAX_INSTANCES,
+                 narrow=NARROW_MULTIPLES, costs=(POSITIVE_COST_RATIO * KERNEL_C, KERNEL_C)):
     r"""An RBF width for multi-instance learning, chosen by inner cross-validation over bags.
 
     For each candidate :math:`\gamma = m \cdot \text{base}` (``m`` in ``multiples``), an SVC
@@ -230,6 +242,23 @@ def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
     :math:`F(B) = \max_{x \in B} f(x)` (the MIL rule). The width with the largest mean bag
     AUC over ``n_splits`` stratified folds of the bags wins; ties go to the multiple nearest 1
     (``base`` itself first).
+
+    That proxy ranks bags, and a ranking can survive where the MI-SVM does not: with many
+    features of which few inform, the kernel of every candidate is nearly flat between
+    distinct instances, the MI-SVM fits its training bags by the kernel's diagonal and
+    predicts one class for every new bag. So the chosen width ``m_0`` is then compared with the
+    ``narrow`` widths by one MI-SVM step in the same folds: the witness of each inner training
+    bag is its best instance under that width's instance SVC, an SVC is trained on the
+    witnesses of the positive bags (cost ``C_1``) and every instance of the negative bags
+    (cost ``C_2``), and each held-out bag is classified by :math:`F(B) > 0`. A narrow width
+    ``m`` replaces ``m_0`` when McNemar's statistic over the held-out bags,
+
+    .. math::
+
+        z = \frac{n_{01} - n_{10}}{\sqrt{n_{01} + n_{10}}} > \texttt{NARROW\_Z} = 2,
+
+    (:math:`n_{01}` bags right with ``m`` only, :math:`n_{10}` with ``m_0`` only), the
+    largest such :math:`z` winning.
 
     Parameters
     ----------
@@ -246,6 +275,11 @@ def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
     max_instances : int
         Above this many instances the folds run on bags drawn at random
         (:func:`selection_bags`).
+    narrow : sequence of float
+        Multiples of ``base`` tried as the fallback above (empty: the bag AUC alone decides).
+    costs : (float, float)
+        ``(C_1, C_2)`` of the fallback's SVM on key instances: a positive bag's witness, a
+        negative instance.
 
     Returns
     -------
@@ -275,38 +309,132 @@ def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
         return float(base)
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
     splits = list(folds.split(np.zeros(len(bag_labels)), bag_labels))
-    # up to EXACT_FACTOR_LIMIT instances the kernel of ``base`` once, and that of m · base as
-    # its m-th power, precomputed (the SVCs then never evaluate the kernel); above, features
-    K = kernels.rbf(X, gamma=base) if X.shape[0] <= kernels.EXACT_FACTOR_LIMIT else None
+    folds = _InnerFolds(X, bag_index, bag_labels, base, splits)
     order = sorted(multiples, key=lambda m: (abs(np.log(m)), m))  # tie-break: nearest 1 first
-    best, best_auc = float(base), -np.inf
+    best, best_auc = order[0], -np.inf
     for m in order:
-        auc = np.mean([_inner_bag_auc(X, K, bag_index, bag_labels, m, base, train, test)
-                       for train, test in splits])
+        auc = folds.bag_auc(m)
         if auc > best_auc:
-            best, best_auc = float(m * base), float(auc)
+            best, best_auc = m, auc
+    return float(_narrow_fallback(folds, best, narrow, costs) * base)
+
+
+def _narrow_fallback(folds, chosen, narrow, costs):
+    """The multiple among ``chosen`` and ``narrow`` that :func:`select_gamma` keeps: a narrow
+    one only when its key-instance SVM classifies significantly more held-out bags right
+    (McNemar's z above ``NARROW_Z``)."""
+    if not len(narrow):
+        return chosen
+    right = folds.key_svm_right(chosen, costs)
+    best, best_z = chosen, NARROW_Z
+    for m in narrow:
+        other = folds.key_svm_right(m, costs)
+        n01, n10 = int(np.sum(other & ~right)), int(np.sum(right & ~other))
+        z = (n01 - n10) / np.sqrt(n01 + n10) if n01 + n10 else 0.0
+        if z > best_z:
+            best, best_z = m, z
+    if best != chosen:
+        logger.info("MultiInstanceSVM: gamma='select' falls back from %g to %g times 'scale' "
+                    "(McNemar z = %.1f over the held-out bags of an SVM on key instances)",
+                    chosen, best, best_z)
     return best
 
 
-def _inner_bag_auc(X, K, bag_index, bag_labels, m, base, train, test):
-    r"""Bag AUC on the bags ``test`` of an SVC (C = 1, RBF width ``m · base``) trained on the
-    instances of the bags ``train`` labeled with their bag's label, a bag scored by its best
-    instance; through ``K``, the kernel of width ``base``, when given
-    (:math:`e^{-m\gamma d^2} = (e^{-\gamma d^2})^m`)."""
-    from sklearn.metrics import roc_auc_score
-    from sklearn.svm import SVC
+def _auc(scores, positive):
+    """The area under the ROC curve, Mann-Whitney's statistic: the share of (positive,
+    negative) pairs ranked right, ties counting one half (scikit-learn's ``roc_auc_score``
+    without its input checks, which cost more than the sum here)."""
+    from scipy.stats import rankdata
 
-    rows = np.flatnonzero(np.isin(bag_index, train))
-    held = np.flatnonzero(np.isin(bag_index, test))  # instances in bag order
-    labels = bag_labels[bag_index[rows]]
-    if K is None:
-        svc = SVC(C=1.0, gamma=m * base).fit(X[rows], labels)
-        scores = svc.decision_function(X[held])
-    else:
-        svc = SVC(C=1.0, kernel="precomputed").fit(K[np.ix_(rows, rows)] ** m, labels)
-        scores = svc.decision_function(K[np.ix_(held, rows)] ** m)
-    bags, starts = np.unique(bag_index[held], return_index=True)
-    return roc_auc_score(bag_labels[bags] > 0, np.maximum.reduceat(scores, starts))
+    n_positive = int(positive.sum())
+    n_negative = len(positive) - n_positive
+    ranks = rankdata(scores)
+    return float((ranks[positive].sum() - n_positive * (n_positive + 1) / 2)
+                 / (n_positive * n_negative))
+
+
+class _InnerFolds:
+    r"""The inner folds of :func:`select_gamma` and their SVCs. Up to
+    ``EXACT_FACTOR_LIMIT`` instances through the log-kernel of width ``base``, computed once:
+    the kernel of width :math:`m\gamma` is :math:`e^{m \log K}` (one exponential per entry
+    of a fold's blocks, never a power); above, on the features."""
+
+    def __init__(self, X, bag_index, bag_labels, base, splits):
+        self.X, self.bag_index, self.bag_labels, self.base = X, bag_index, bag_labels, base
+        self.log_kernel = None
+        if X.shape[0] <= kernels.EXACT_FACTOR_LIMIT:
+            self.log_kernel = kernels.rbf(X, gamma=base)
+            with np.errstate(divide="ignore"):  # exp(-745) underflows to 0: log 0 = -inf
+                np.log(self.log_kernel, out=self.log_kernel)
+        self.rows = [np.flatnonzero(np.isin(bag_index, train)) for train, _ in splits]
+        self.held = [np.flatnonzero(np.isin(bag_index, test)) for _, test in splits]  # bag order
+        self._instance = {}  # m -> per fold (held-out bag AUC, training scores)
+
+    def _blocks(self, m, rows, held):
+        """``(training × training, held-out × training)`` kernels of width ``m · base``, or
+        the features when no kernel is precomputed."""
+        if self.log_kernel is None:
+            return self.X[rows], self.X[held]
+        blocks = self.log_kernel[np.ix_(rows, rows)], self.log_kernel[np.ix_(held, rows)]
+        for block in blocks:
+            block *= m
+            np.exp(block, out=block)
+        return blocks
+
+    def _svc(self, m, train, labels, keep=None, weight=None, C=1.0):
+        """An SVC of width ``m · base`` on the rows ``keep`` of the training block ``train``
+        (all when None); returns its decision function on blocks whose columns are the
+        training rows."""
+        from sklearn.svm import SVC
+
+        keep = slice(None) if keep is None else keep
+        if self.log_kernel is None:
+            svc = SVC(C=C, gamma=m * self.base).fit(train[keep], labels, sample_weight=weight)
+            return svc.decision_function
+        svc = SVC(C=C, kernel="precomputed").fit(train[keep][:, keep], labels,
+                                                 sample_weight=weight)
+        support = np.arange(train.shape[1])[keep][svc.support_]
+        coef, offset = svc.dual_coef_[0], float(svc.intercept_[0])
+        return lambda block: block[:, support] @ coef + offset
+
+    def _bag_scores(self, scores, held):
+        r"""The held-out bags (sorted) and their scores :math:`\max_{x \in B} f(x)`."""
+        bags, starts = np.unique(self.bag_index[held], return_index=True)
+        return bags, np.maximum.reduceat(scores, starts)
+
+    def _fold(self, m, k, costs=None):
+        """Fold ``k`` at width ``m``: the instance SVC's held-out bag AUC and training scores
+        (once per width), and with ``costs`` whether the key-instance SVM classifies each
+        held-out bag right."""
+        rows, held = self.rows[k], self.held[k]
+        train, test = self._blocks(m, rows, held)
+        ids = self.bag_index[rows]
+        if k not in self._instance.setdefault(m, {}):
+            f = self._svc(m, train, self.bag_labels[ids])
+            bags, scores = self._bag_scores(f(test), held)
+            self._instance[m][k] = (_auc(scores, self.bag_labels[bags] > 0), f(train))
+        if costs is None:
+            return self._instance[m][k][0]
+        # the witness of a training bag: its best instance under the instance SVC
+        order = np.lexsort((-self._instance[m][k][1], ids))
+        witness = order[np.unique(ids[order], return_index=True)[1]]
+        positive = self.bag_labels[ids] > 0
+        keep = np.union1d(np.flatnonzero(~positive), witness[positive[witness]])
+        labels = self.bag_labels[ids[keep]]
+        C_positive, C = costs
+        f = self._svc(m, train, labels, keep, np.where(labels > 0, C_positive / C, 1.0), C)
+        bags, scores = self._bag_scores(f(test), held)
+        return (scores > 0) == (self.bag_labels[bags] > 0)
+
+    def bag_auc(self, m):
+        """Mean over the folds of the instance SVC's held-out bag AUC at width ``m · base``."""
+        return float(np.mean([self._fold(m, k) for k in range(len(self.rows))]))
+
+    def key_svm_right(self, m, costs):
+        """Per held-out bag (all folds, concatenated): classified right by the SVM (width
+        ``m · base``, costs ``(C_1, C_2)``) on the witnesses of the positive training bags and
+        every instance of the negative ones."""
+        return np.concatenate([self._fold(m, k, costs) for k in range(len(self.rows))])
 
 
 #: Projected-gradient tolerance of the SVM on every instance whose scores rank the instances of
@@ -385,8 +513,12 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         RBF width. ``"scale"`` is ``2 / mean squared distance`` (scikit-learn's default);
         ``"select"`` chooses among ``GAMMA_MULTIPLES`` (0.5, 1, 1.5) times ``"scale"`` by the
         bag AUC of an instance-level SVC in ``GAMMA_FOLDS`` (3) inner folds of the training
-        bags (:func:`select_gamma`). Chosen by 10-fold CV on Musk1, Musk2 and Elephant, on
-        which no fixed width is best for all three (:doc:`/methods/mil`, "The kernel width").
+        bags, then falls back on a narrower width (``NARROW_MULTIPLES``, 0.03 or 0.1 times
+        ``"scale"``) when an SVM on key instances classifies significantly more held-out bags
+        right with it (:func:`select_gamma`). Chosen by 10-fold CV on Musk1, Musk2 and
+        Elephant, on which no fixed width is best for all three, and on bags of many features
+        of which few inform, where the kernel of ``"scale"`` is nearly flat
+        (:doc:`/methods/mil`, "The kernel width").
     degree, coef0 : polynomial kernel parameters.
     intercept_scaling : float, default=1.0
         Value ``s`` of the constant feature that models the offset (kernel ``k + s²``; 0 for
@@ -571,7 +703,7 @@ class MultiInstanceSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         if self.gamma == "select" and self.kernel == "rbf":
             start, base = time.perf_counter(), kernels.resolve_gamma(X, "scale")
             self._selected_gamma = select_gamma(X, labelset.bag_index, labelset.bag_labels,
-                                                base, random_state=seed)
+                                                base, random_state=seed, costs=self.costs(X))
             logger.info("MultiInstanceSVM: gamma='select' chose %.4g (%g times 'scale') in "
                         "%.1f s", self._selected_gamma, self._selected_gamma / base,
                         time.perf_counter() - start)
