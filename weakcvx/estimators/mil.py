@@ -57,6 +57,10 @@ GAMMA_MULTIPLES = (0.5, 1.0, 1.5)
 #: kernel width"). Chosen on synthetic high-dimensional bags, make_mil_roi, digit bags and CV
 #: seeds 10-11 of Musk1 and Elephant, where the fallback never fired.
 NARROW_MULTIPLES = (0.03, 0.1)
+#: Instances (about, at most) on which the fallback runs: above, whole bags drawn at random
+#: (:func:`selection_bags`), so that its SVCs see a precomputed kernel (narrow widths slowed
+#: libsvm on Musk2's 6,000 instances: the selection took 6.3 s instead of 2.4 s).
+NARROW_MAX_INSTANCES = kernels.EXACT_FACTOR_LIMIT
 #: The fallback's test: McNemar's statistic ``(n01 - n10) / sqrt(n01 + n10)`` over the held-out
 #: bags above this (``n01`` bags right with the narrower width only, ``n10`` the reverse).
 NARROW_Z = 2.0
@@ -277,6 +281,8 @@ def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
         (:func:`selection_bags`).
     narrow : sequence of float
         Multiples of ``base`` tried as the fallback above (empty: the bag AUC alone decides).
+        Above ``NARROW_MAX_INSTANCES`` (3,000) instances the fallback's folds run on bags
+        drawn at random up to that many instances.
     costs : (float, float)
         ``(C_1, C_2)`` of the fallback's SVM on key instances: a positive bag's witness, a
         negative instance.
@@ -296,27 +302,45 @@ def select_gamma(X, bag_index, bag_labels, base, multiples=GAMMA_MULTIPLES,
     >>> g in (0.25, 0.5, 0.75)
     True
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    bag_labels = np.asarray(bag_labels)
-    if X.shape[0] > max_instances:
-        keep = selection_bags(bag_index, len(bag_labels), max_instances, random_state)
-        rows = np.isin(bag_index, keep)  # the instances stay in bag order
-        X, bag_index, bag_labels = X[rows], np.searchsorted(keep, bag_index[rows]), \
-            bag_labels[keep]
-    counts = [int(np.sum(bag_labels > 0)), int(np.sum(bag_labels <= 0))]
-    if len(multiples) < 2 or min(counts) < n_splits:
+    X, bag_index, bag_labels = _drawn_bags(X, bag_index, np.asarray(bag_labels),
+                                           max_instances, random_state)
+    folds = _inner_folds(X, bag_index, bag_labels, base, n_splits, random_state)
+    if len(multiples) < 2 or folds is None:
         return float(base)
-    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    splits = list(folds.split(np.zeros(len(bag_labels)), bag_labels))
-    folds = _InnerFolds(X, bag_index, bag_labels, base, splits)
     order = sorted(multiples, key=lambda m: (abs(np.log(m)), m))  # tie-break: nearest 1 first
     best, best_auc = order[0], -np.inf
     for m in order:
         auc = folds.bag_auc(m)
         if auc > best_auc:
             best, best_auc = m, auc
+    if len(narrow) and X.shape[0] > NARROW_MAX_INSTANCES:  # the fallback on fewer bags
+        folds = _inner_folds(*_drawn_bags(X, bag_index, bag_labels, NARROW_MAX_INSTANCES,
+                                          random_state), base, n_splits, random_state)
+        if folds is None:
+            return float(best * base)
     return float(_narrow_fallback(folds, best, narrow, costs) * base)
+
+
+def _drawn_bags(X, bag_index, bag_labels, max_instances, random_state):
+    """``(X, bag_index, bag_labels)`` of the bags :func:`selection_bags` draws (all of them up
+    to ``max_instances`` instances), the bags renumbered, the instances in bag order."""
+    if X.shape[0] <= max_instances:
+        return X, bag_index, bag_labels
+    keep = selection_bags(bag_index, len(bag_labels), max_instances, random_state)
+    rows = np.isin(bag_index, keep)
+    return X[rows], np.searchsorted(keep, bag_index[rows]), bag_labels[keep]
+
+
+def _inner_folds(X, bag_index, bag_labels, base, n_splits, random_state):
+    """The :class:`_InnerFolds` of ``n_splits`` stratified folds of the bags, or None when a
+    class has fewer bags than folds."""
+    from sklearn.model_selection import StratifiedKFold
+
+    if min(np.sum(bag_labels > 0), np.sum(bag_labels <= 0)) < n_splits:
+        return None
+    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    splits = list(folds.split(np.zeros(len(bag_labels)), bag_labels))
+    return _InnerFolds(X, bag_index, bag_labels, base, splits)
 
 
 def _narrow_fallback(folds, chosen, narrow, costs):
@@ -403,23 +427,25 @@ class _InnerFolds:
         return bags, np.maximum.reduceat(scores, starts)
 
     def _fold(self, m, k, costs=None):
-        """Fold ``k`` at width ``m``: the instance SVC's held-out bag AUC and training scores
-        (once per width), and with ``costs`` whether the key-instance SVM classifies each
-        held-out bag right."""
+        """Fold ``k`` at width ``m``: the instance SVC's held-out bag AUC (its fit kept, once
+        per width), and with ``costs`` whether the key-instance SVM classifies each held-out
+        bag right."""
         rows, held = self.rows[k], self.held[k]
         train, test = self._blocks(m, rows, held)
         ids = self.bag_index[rows]
         if k not in self._instance.setdefault(m, {}):
             f = self._svc(m, train, self.bag_labels[ids])
             bags, scores = self._bag_scores(f(test), held)
-            self._instance[m][k] = (_auc(scores, self.bag_labels[bags] > 0), f(train))
+            self._instance[m][k] = (_auc(scores, self.bag_labels[bags] > 0), f)
         if costs is None:
             return self._instance[m][k][0]
-        # the witness of a training bag: its best instance under the instance SVC
-        order = np.lexsort((-self._instance[m][k][1], ids))
+        # the witness of a positive training bag: its best instance under the instance SVC
+        # (scored on the positive bags' rows only: above the kernel limit a kernel evaluation)
+        positive = np.flatnonzero(self.bag_labels[ids] > 0)
+        scores = self._instance[m][k][1](train[positive])
+        order = positive[np.lexsort((-scores, ids[positive]))]
         witness = order[np.unique(ids[order], return_index=True)[1]]
-        positive = self.bag_labels[ids] > 0
-        keep = np.union1d(np.flatnonzero(~positive), witness[positive[witness]])
+        keep = np.union1d(np.flatnonzero(self.bag_labels[ids] <= 0), witness)
         labels = self.bag_labels[ids[keep]]
         C_positive, C = costs
         f = self._svc(m, train, labels, keep, np.where(labels > 0, C_positive / C, 1.0), C)
