@@ -189,7 +189,7 @@ def _rows_beta_noise(records):
     paper = "Zantedeschi et al. 2016 (β-SVM), Figure 2 (curves only), ionosphere accuracy"
     return [_row(paper, f"{r['kind']} noise {r['noise']}%: β-SVM given / 4-nn", None,
                  f"{r['given']:.3f} / {r['knn']:.3f}", r["seconds_given"] + r["seconds_knn"],
-                 f"SVC {r['svc']:.3f}") for r in records]
+                 f"SVC {r['svc']:.3f}") for r in records if r["kind"] != "defaults"]
 
 
 def _rows_scale(records):
