@@ -392,7 +392,7 @@ class _InnerFolds:
                 np.log(self.log_kernel, out=self.log_kernel)
         self.rows = [np.flatnonzero(np.isin(bag_index, train)) for train, _ in splits]
         self.held = [np.flatnonzero(np.isin(bag_index, test)) for _, test in splits]  # bag order
-        self._instance = {}  # m -> per fold (held-out bag AUC, training scores)
+        self._instance = {}  # m -> per fold (held-out bag AUC, decision function)
 
     def _blocks(self, m, rows, held):
         """``(training × training, held-out × training)`` kernels of width ``m · base``, or
