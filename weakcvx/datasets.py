@@ -702,6 +702,22 @@ def _check_mil_bags(n_bags, bag_size, n_key, positive_fraction):
     return n_bags, (size_lo, size_hi), (key_lo, key_hi), n_pos
 
 
+def _mil_layout(rng, n_bags, n_pos, sizes, keys):
+    """Bag labels (``n_pos`` positive bags at random) and, lazily, each bag's ``(size, number
+    of key instances)`` drawn from the inclusive ranges ``sizes`` and ``keys`` (none for a
+    negative bag): a bag's layout is drawn when the caller reaches it, so the caller's draws
+    for that bag follow it in the generator's stream."""
+    y = np.zeros(n_bags, dtype=np.int64)
+    y[rng.choice(n_bags, n_pos, replace=False)] = 1
+
+    def layout():
+        for label in y:
+            size = int(rng.randint(sizes[0], sizes[1] + 1))
+            yield size, int(rng.randint(keys[0], keys[1] + 1)) if label else 0
+
+    return y, layout()
+
+
 def make_mil_roi(
     n_bags=40,
     bag_size=(4, 12),
@@ -775,12 +791,9 @@ def make_mil_roi(
         r = radius * rng.uniform(0.0, 1.0, size) ** (1.0 / n_features)
         return center + r[:, None] * direction
 
-    y = np.zeros(n_bags, dtype=np.int64)
-    y[rng.choice(n_bags, n_pos, replace=False)] = 1
+    y, layout = _mil_layout(rng, n_bags, n_pos, (size_lo, size_hi), (key_lo, key_hi))
     bags, key_mask = [], []
-    for label in y:
-        size = int(rng.randint(size_lo, size_hi + 1))
-        n_keys = int(rng.randint(key_lo, key_hi + 1)) if label else 0
+    for size, n_keys in layout:
         instances = np.vstack([keys(n_keys), background(size - n_keys)])
         mask = np.arange(size) < n_keys
         order = rng.permutation(size)
@@ -843,12 +856,9 @@ def make_mil_sparse(n_bags=200, bag_size=(5, 15), n_key=1, n_features=500, n_inf
         raise ValueError("`shift` must be positive (key instances that are not moved are "
                          "background). Got 0 instead.")
     rng = check_random_state(random_state)
-    y = np.zeros(n_bags, dtype=np.int64)
-    y[rng.choice(n_bags, n_pos, replace=False)] = 1
+    y, layout = _mil_layout(rng, n_bags, n_pos, (size_lo, size_hi), (key_lo, key_hi))
     bags, key_mask = [], []
-    for label in y:
-        size = int(rng.randint(size_lo, size_hi + 1))
-        n_keys = int(rng.randint(key_lo, key_hi + 1)) if label else 0
+    for size, n_keys in layout:
         instances = rng.standard_normal((size, n_features))
         mask = np.zeros(size, dtype=bool)
         mask[rng.choice(size, n_keys, replace=False)] = True
