@@ -195,9 +195,10 @@ def _beta_noise(records):
     defaults = [r for r in records if r["kind"] == "defaults"]
     names = ("BetaSVM(init='knn')", "BetaSVM()", "SVC()")
     if defaults:
-        text += "; defaults on flipped labels (8 UCI sets: " + "; ".join(
-            f"{r['noise']}%: " + ", ".join(f"{name} {r['accuracy'][name]['mean']:.3f}"
-                                          for name in names) for r in defaults) + ")"
+        cells = "; ".join(f"{r['noise']}%: " + ", ".join(
+            f"{name} {r['accuracy'][name]['mean']:.3f} ({r['accuracy'][name]['min']:.3f}–"
+            f"{r['accuracy'][name]['max']:.3f})" for name in names) for r in defaults)
+        text += f"; defaults on flipped labels (8 UCI sets, range over the seeds: {cells})"
     return text
 
 
