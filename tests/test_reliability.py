@@ -111,7 +111,11 @@ def test_sparse_accepted_gives_the_dense_answer(name):
     a dense copy, with the same model either way (fit and predict on sparse rows)."""
     dense = _make(name).fit(X, *REST[name]).decision_function(X)
     sparse = _make(name).fit(sp.csr_matrix(X), *REST[name]).decision_function(sp.csr_matrix(X))
-    np.testing.assert_allclose(sparse, dense, rtol=1e-6, atol=1e-6)
+    # alter-∝SVM's SVMs are libsvm's SMO stopped at a KKT violation of 1e-3 (its eps): dense
+    # rows (centred) and sparse rows (scaled only) are two kernels of one problem, whose SMO
+    # runs stop at different points within that tolerance (8e-4 apart at its default C)
+    tol = 2e-3 if name == "ProportionSVM" else 1e-6
+    np.testing.assert_allclose(sparse, dense, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("name", ["S3VM", "MaxMarginClustering", "BetaSVM"])

@@ -493,7 +493,7 @@ def _warn_capped(n_capped, n_fits, converged, n, smo_passes):
 def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_init=10,
                          random_state=0, n_jobs=None, C_start=1e-5, growth=1.5, tol=1e-4,
                          max_iter=50, svm_tol=1e-3, verbose=0, initial=None,
-                         initial_C_start=0.1, initial_ratio=2.0, smo_passes=None,
+                         initial_C_start=0.1, initial_ratio=1.25, smo_passes=None,
                          features=None):
     r"""alter-∝SVM: alternating optimisation with annealing and random restarts.
 
@@ -514,10 +514,11 @@ def alter_proportion_svm(K, bag_index, proportions, C=1.0, C_p=1.0, eps=0.0, n_i
     With ``initial`` (labels, e.g. :func:`proportion_ranked_labels` of a bag-mean model's
     scores) one more run starts from them, annealing from ``initial_C_start·C``, and it is kept
     unless the best random restart reaches an objective below ``1/initial_ratio`` of its own:
-    on seven UCI sets the two objectives were within a factor 0.5-2.9 (above 2 in 3 of 77)
-    while the start's labels predicted better, and a start caught in a bag-mean trap (Yu et
-    al. Fig. 1) ends 6-16 times above the random restarts that escape it
-    (docs/methods/llp.rst).
+    on seven UCI sets the two objectives were within a factor 0.5-2.9 (above 2 in 3 of 77,
+    at ``C = 1``) while the start's labels predicted better, and a start caught in a bag-mean
+    trap (Yu et al. Fig. 1) ends 1.1-16 times above the random restarts that escape it, the
+    less the smaller ``C`` (1.25 chosen with ``ProportionSVM``'s default ``C``:
+    docs/methods/llp.rst, "The linear kernel's cost").
 
     The SVM is libsvm's SMO (:mod:`weakcvx._smo`, numba) warm-started from the previous
     solution, since consecutive solves differ by a ×1.5 step of ``C*`` or by a few labels,
