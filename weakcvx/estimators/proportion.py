@@ -350,8 +350,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
       ``n_init`` uniformly random labelings (run in parallel with joblib, ``n_jobs``); the
       restart with the lowest objective is kept. With ``init="mean_map"`` (default) one more
       run starts from MeanMap's scores ranked within each bag and is kept unless that
-      restart's objective is below half of its own. With ``eps = 0`` this is the paper's absolute
-      proportion loss.
+      restart's objective is below ``1/1.25`` of its own. With ``eps = 0`` this is the paper's
+      absolute proportion loss.
     - ``"label_generation"`` (conv-∝SVM): the proportion term becomes the hard constraint
       ``|p̃_k(y) − p_k| ≤ ε`` (label set :class:`~weakcvx.labelsets.Proportions`), the offset
       is a constant feature (``intercept_scaling``), and the convex hull of the label kernels is
@@ -411,7 +411,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
     init : {"mean_map", "random"}, default="mean_map"
         alter-∝SVM: ``"mean_map"`` adds one run started from MeanMap's scores ranked within
         each bag (:func:`weakcvx.local.proportion_ranked_labels`, annealing from ``0.1·C``) and
-        keeps it unless a random restart's objective is below half of its own (see Notes);
+        keeps it unless a random restart's objective is below ``1/1.25`` of its own (see
+        Notes);
         ``"random"``: the paper's uniformly random restarts only. Chosen on seven UCI sets
         outside the reported ones (docs/methods/llp.rst, "alter-∝SVM's MeanMap start").
     oracle : {"sorting", "eigen"}, default="sorting"
