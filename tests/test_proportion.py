@@ -767,8 +767,9 @@ def test_default_cost_of_the_linear_kernel_scales_with_the_spread():
 def test_default_beats_the_bag_mean_methods_on_high_dimensional_rows():
     """500 standardized features of which 20 carry the class (shifted by 0.8), 600 training
     rows in bags of 16: the linear default's cost, 2 / 501, keeps alter-∝SVM ahead of InvCal
-    and MeanMap (measured on seeds 2830-2833: 0.845 against 0.801 and 0.681; C = 1 with the
-    old switching ratio 0.68 against InvCal's 0.72 on the benchmark's smaller draws)."""
+    and MeanMap (measured on seeds 2830-2833: 0.845 against 0.801 and 0.681; on the smaller
+    draws of docs/methods/llp.rst, "The linear kernel's cost", C = 1 with the old switching
+    ratio scored 0.68 against InvCal's 0.72)."""
     scores = {"default": [], "InvCal": [], "MeanMap": []}
     for seed in (2830, 2831, 2832, 2833):
         rng = np.random.RandomState(seed)

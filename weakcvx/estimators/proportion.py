@@ -52,9 +52,9 @@ LARGE_KERNEL_DIAGONAL = 1e5
 #: (the middle of Yu et al.'s grid 0.1, 1, 10).
 KERNEL_C = 1.0
 #: alter-∝SVM with the linear kernel: ``C=None`` is ``LINEAR_C_DIAGONAL / (mean_i ‖x_i −
-#: x̄‖² + s²)`` (``s`` the ``intercept_scaling``): the product of ``C`` and the mean kernel diagonal of the
-#: RBF default (1 × (1 + 1)), so that the cost does not grow with the number of features
-#: (docs/methods/llp.rst, "The linear kernel's cost").
+#: x̄‖² + s²)`` (``s`` the ``intercept_scaling``): the product of ``C`` and the mean kernel
+#: diagonal of the RBF default (1 × (1 + 1)), so that the cost does not grow with the number
+#: of features (docs/methods/llp.rst, "The linear kernel's cost").
 LINEAR_C_DIAGONAL = 2.0
 
 #: Dense n × n arrays alive at the peak of a fit on the dense kernel (alter-∝SVM, InvCal), by
