@@ -271,6 +271,26 @@ def linear_center(X):
     return center
 
 
+def rows_normalized(X, rtol=1e-6):
+    """Whether every non-zero row of ``X`` has the same Euclidean norm (to ``rtol``): rows a
+    user normalized, such as scikit-learn's ``TfidfVectorizer`` output, whose scale lives in
+    the row norm; standardizing each column of them gives the rarest columns the largest
+    weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows_normalized(np.array([[0.6, 0.8], [1.0, 0.0], [0.0, 0.0]]))
+    True
+    >>> rows_normalized(np.array([[1.0, 1.0], [1.0, 0.0]]))
+    False
+    """
+    squares = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+               else np.einsum("ij,ij->i", X, X))
+    squares = squares[squares > 0]
+    return squares.size > 1 and bool(squares.max() - squares.min() <= 2 * rtol * squares.max())
+
+
 def standardization(X):
     """``(mean, scale)`` of the columns of ``X`` for ``(X − mean) / scale``: the means, and the
     standard deviations with 1 for constant columns (:func:`standardized` scales sparse ``X``
