@@ -629,3 +629,36 @@ def test_sparse_rows_with_the_rbf_kernel_give_the_dense_model_without_a_dense_co
     for model in (sparse, dense):
         np.testing.assert_allclose(model.decision_function(Xs.toarray()),
                                    model.decision_function(Xs), rtol=1e-8, atol=1e-8)
+
+
+def test_rows_of_equal_norm_are_used_as_given_by_default():
+    """``standardize="auto"``: tf-idf rows (every row of unit norm) are not standardized, so
+    rare terms do not get the largest weights; other rows are. Four topics of 60 terms over a
+    Zipf vocabulary of 2,000, two candidates per row (measured on seeds 2880-2882: RBF 0.80
+    against 0.64 standardized, linear 0.92 against 0.85)."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    scores = {"auto": [], "True": []}
+    for seed in (2890, 2891):
+        rng = np.random.RandomState(seed)
+        y = rng.randint(0, 4, 900)
+        zipf = 1.0 / np.arange(1, 2001)
+        topics = [rng.choice(2000, 60, replace=False) for _ in range(4)]
+        counts = np.zeros((900, 2000))
+        for i in range(900):
+            p = zipf / zipf.sum()
+            p[topics[y[i]]] += 0.1 / 60
+            counts[i] = rng.multinomial(rng.poisson(60) + 5, p / p.sum())
+        X = TfidfTransformer().fit_transform(sp.csr_matrix(counts)).tocsr()
+        C = wc.datasets.make_partial_labels(y, n_candidates=2, random_state=seed)
+        auto = wc.PartialLabelSVM(random_state=0).fit(X[:600], C[:600])
+        given = wc.PartialLabelSVM(standardize=False, random_state=0).fit(X[:600], C[:600])
+        assert not auto.standardized_
+        np.testing.assert_array_equal(auto.predict(X[600:]), given.predict(X[600:]))
+        forced = wc.PartialLabelSVM(standardize=True, random_state=0).fit(X[:600], C[:600])
+        assert forced.standardized_
+        scores["auto"].append(np.mean(auto.predict(X[600:]) == y[600:]))
+        scores["True"].append(np.mean(forced.predict(X[600:]) == y[600:]))
+    assert np.mean(scores["auto"]) >= np.mean(scores["True"]) + 0.1, scores
+    X, y = load_digits(return_X_y=True)
+    assert wc.PartialLabelSVM(max_iter=1, random_state=0).fit(X[:200], y[:200]).standardized_

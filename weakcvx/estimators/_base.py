@@ -291,6 +291,13 @@ def rows_normalized(X, rtol=1e-6):
     return squares.size > 1 and bool(squares.max() - squares.min() <= 2 * rtol * squares.max())
 
 
+def standardize_wanted(X, standardize):
+    """What a ``standardize`` parameter (``True``, ``False`` or ``"auto"``) asks for on the
+    training rows ``X``: ``"auto"`` standardizes unless the rows are normalized
+    (:func:`rows_normalized`)."""
+    return not rows_normalized(X) if standardize == "auto" else bool(standardize)
+
+
 def standardization(X):
     """``(mean, scale)`` of the columns of ``X`` for ``(X − mean) / scale``: the means, and the
     standard deviations with 1 for constant columns (:func:`standardized` scales sparse ``X``

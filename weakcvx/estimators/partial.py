@@ -17,7 +17,7 @@ from .._validation import check_classes, check_ids
 from ..partial import (check_candidates, check_informative, pl_cccp, pl_pegasos_kernel,
                        pl_pegasos_linear)
 from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, logger, standardization,
-                    standardized, verbose_logging)
+                    standardize_wanted, standardized, verbose_logging)
 
 #: Default floor on the number of PL-Pegasos steps (see ``min_steps``).
 MIN_STEPS = 1000
@@ -205,13 +205,13 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         memory). The RBF default was chosen over the linear kernel on nine multi-class sets
         (docs/methods/partial.rst, "Measurements behind the defaults").
     lam : float or None, default=None
-        Regularisation λ > 0, on the standardized features when ``standardize=True``.
+        Regularisation λ > 0, on the standardized features when ``standardized_``.
         ``None``: ``λ = 1 / (DEFAULT_C · n)`` on ``n`` training rows, the regularisation of an
         SVM with cost ``C = DEFAULT_C`` = 3 per point (``½‖w‖² + C Σ_i loss_i``, divided by
         ``C n``), so that it does not grow with the data. The value used is ``lam_``. Chosen
         on nine multi-class sets (docs/methods/partial.rst, "Measurements behind the
         defaults").
-    standardize : bool, default=True
+    standardize : bool or "auto", default="auto"
         Center and scale every feature to unit variance inside ``fit`` (sparse input stays
         sparse: PL-Pegasos centers it implicitly; ``intercept_scaling=0``: scale only, so that
         the model keeps no offset). The linear model is mapped back, so ``coef_``,
@@ -220,7 +220,10 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         PL-Pegasos' first steps scale with ``max ‖x‖² / λ``: on raw features of large scale
         its default budget can return a near-chance model, and λ means something different
         on every data set (docs/methods/partial.rst, "Using it"). ``False`` uses the
-        features as given.
+        features as given. ``"auto"`` standardizes unless every non-zero row has the same
+        Euclidean norm (rows already normalized, e.g. tf-idf, whose rarest terms per-column
+        scaling would weigh the most; docs/methods/partial.rst, "Normalized rows");
+        ``standardized_`` records which.
     degree : int, default=3
         Degree of the polynomial kernel.
     gamma : "mean_distance", "scale" or float, default="mean_distance"
@@ -273,22 +276,24 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``B`` with ``w_c = Σ_i B_ic φ(x_i)`` over the support points ``X_fit_`` (poly, rbf).
     X_fit_ : ndarray of shape (n_support, n_features)
-        The support points, standardized when ``standardize=True`` (poly, rbf).
+        The support points, standardized when ``standardized_`` (poly, rbf).
     intercept_ : ndarray of shape (n_classes,)
     lam_ : float
         The regularisation λ of the fit (``lam``, or its default resolved on the rows).
     kernel_rank_ : int or None
         Columns of the kernel factor on the factor path (see ``kernel``); None otherwise.
+    standardized_ : bool
+        Whether ``fit`` standardized the features (see ``standardize``).
     mean_, scale_ : ndarray of shape (n_features,)
         The standardization ``(x − mean_) / scale_`` applied inside ``fit`` (zeros and ones
-        when ``standardize=False``; ``mean_`` is 0 when ``intercept_scaling=0`` and with the
+        when it did not; ``mean_`` is 0 when ``intercept_scaling=0`` and with the
         RBF kernel, whose distances a shift does not change; a constant feature keeps
         ``scale_`` 1).
     transduction_ : ndarray of shape (n_samples,)
         The disambiguated class of every training point, ``argmax_{c ∈ Y_i} s_ic``.
     objective_ : float
         ``P(W)`` of the returned model (on the standardized features when
-        ``standardize=True``).
+        ``standardized_``).
     n_iter_ : int
         Epochs (pegasos) or rounds (cccp).
     n_restarts_ : int
@@ -361,7 +366,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         **KERNEL_CONSTRAINTS,
         "kernel": [StrOptions({"linear", "poly", "rbf"})],
         "lam": [Interval(Real, 0, None, closed="neither"), None],
-        "standardize": ["boolean"],
+        "standardize": ["boolean", StrOptions({"auto"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "min_steps": [Interval(Integral, 0, None, closed="left")],
@@ -373,7 +378,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, solver="pegasos", kernel="rbf", lam=None, standardize=True, degree=3,
+    def __init__(self, solver="pegasos", kernel="rbf", lam=None, standardize="auto", degree=3,
                  gamma="mean_distance", coef0=1.0, intercept_scaling=1.0, max_iter=20,
                  batch_size=16, min_steps=MIN_STEPS, average=True, warmup=WARMUP, tol=1e-6,
                  cccp_solver="CLARABEL", random_state=None, verbose=0):
@@ -417,7 +422,8 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         dense rows meet the same stored rows at prediction)."""
         d = X.shape[1]
         self.mean_, self.scale_ = np.zeros(d), np.ones(d)
-        if not self.standardize:
+        self.standardized_ = standardize_wanted(X, self.standardize)
+        if not self.standardized_:
             return X
         mean, self.scale_ = standardization(X)
         if float(self.intercept_scaling) > 0 and self.kernel != "rbf":
@@ -425,7 +431,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         return self._standardized(X)
 
     def _standardized(self, X):
-        if not self.standardize:
+        if not self.standardized_:
             return X
         return standardized(X, self.mean_, self.scale_)
 

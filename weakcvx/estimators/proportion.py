@@ -35,8 +35,8 @@ from ..problem import WeakLabelProblem
 from ..proportion import (INVCAL_DENSE_MAX_BAGS, EigenProportions, bag_mean_kernel, invcal,
                           mean_map, mean_map_statistic, recover_classifier)
 from ..result import SolverError
-from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, rows_normalized,
-                    spread_scaled_cost, standardization, standardized, verbose_logging,
+from ._base import (KERNEL_CONSTRAINTS, KernelModelMixin, integer_seed, spread_scaled_cost,
+                    standardization, standardize_wanted, standardized, verbose_logging,
                     warn_if_unscaled)
 
 __all__ = ["ProportionSVM", "InvCal", "MeanMap", "EigenProportions",
@@ -631,9 +631,8 @@ class ProportionSVM(_ProportionFitMixin, KernelModelMixin, ClassifierMixin, Base
         a precomputed kernel, and with ``standardize="auto"`` rows of equal norm
         (:func:`~weakcvx.estimators._base.rows_normalized`), are returned as they are."""
         self.mean_, self.scale_ = np.zeros(X.shape[1]), np.ones(X.shape[1])
-        wanted = (not rows_normalized(X) if self.standardize == "auto"
-                  else bool(self.standardize))
-        self.standardized_ = self.kernel != "precomputed" and wanted
+        self.standardized_ = (self.kernel != "precomputed"
+                              and standardize_wanted(X, self.standardize))
         if not self.standardized_:
             return X
         self.mean_, self.scale_ = standardization(X)
