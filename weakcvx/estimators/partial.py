@@ -205,7 +205,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         memory). The RBF default was chosen over the linear kernel on nine multi-class sets
         (docs/methods/partial.rst, "Measurements behind the defaults").
     lam : float or None, default=None
-        Regularisation λ > 0, on the standardized features when ``standardized_``.
+        Regularisation λ > 0, on the standardized features when ``standardized_`` is True.
         ``None``: ``λ = 1 / (DEFAULT_C · n)`` on ``n`` training rows, the regularisation of an
         SVM with cost ``C = DEFAULT_C`` = 3 per point (``½‖w‖² + C Σ_i loss_i``, divided by
         ``C n``), so that it does not grow with the data. The value used is ``lam_``. Chosen
@@ -276,7 +276,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (n_support, n_classes)
         ``B`` with ``w_c = Σ_i B_ic φ(x_i)`` over the support points ``X_fit_`` (poly, rbf).
     X_fit_ : ndarray of shape (n_support, n_features)
-        The support points, standardized when ``standardized_`` (poly, rbf).
+        The support points, standardized when ``standardized_`` is True (poly, rbf).
     intercept_ : ndarray of shape (n_classes,)
     lam_ : float
         The regularisation λ of the fit (``lam``, or its default resolved on the rows).
@@ -293,7 +293,7 @@ class PartialLabelSVM(KernelModelMixin, ClassifierMixin, BaseEstimator):
         The disambiguated class of every training point, ``argmax_{c ∈ Y_i} s_ic``.
     objective_ : float
         ``P(W)`` of the returned model (on the standardized features when
-        ``standardized_``).
+        ``standardized_`` is True).
     n_iter_ : int
         Epochs (pegasos) or rounds (cccp).
     n_restarts_ : int
